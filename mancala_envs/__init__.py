@@ -1,0 +1,22 @@
+"""mancala_envs: Songo Ewondo, Sadeqa II and En Dodoi as reinforcement-learning environments.
+
+The rules core (RULES.md §5): :func:`get_game`, :class:`Game`, :class:`State`,
+:class:`IllegalMoveError`, and the batched :func:`random_games`.
+"""
+
+from mancala_envs.game import Game, IllegalMoveError, RandomGames, State, get_game, random_games
+from mancala_envs.rulesets import RULESETS, Ruleset
+
+GAMES = tuple(RULESETS)
+
+__all__ = [
+    "GAMES",
+    "Game",
+    "IllegalMoveError",
+    "RandomGames",
+    "Ruleset",
+    "State",
+    "get_game",
+    "random_games",
+]
+__version__ = "0.1.0"
