@@ -21,24 +21,30 @@ class IllegalMoveError(ValueError):
 
 
 class State:
-    """One immutable position. Fields of RULES.md §5 as read-only properties.
+    """One immutable position. Fields of RULES.md §5 as read-only properties (no setters; the
+    arrays they return are read-only views), so ``apply`` never changes a state it was given.
 
     ``board`` and ``captured`` are read-only ``int32`` arrays; ``winner`` is 0, 1, -1 (draw) or
     None (running or truncated); ``first_move_pending`` is a pair of bools for Sadeqa II and None
     for the other games. ``array`` is the packed vector the kernels work on (layout in
-    :mod:`mancala_envs.kernels`).
+    :mod:`mancala_envs.kernels`), also read-only.
     """
 
-    __slots__ = ("_array", "_n", "_game")
+    __slots__ = ("_array", "_game", "_mask", "_n")
 
-    def __init__(self, game: Game, array: np.ndarray):
-        array.flags.writeable = False
-        object.__setattr__(self, "_array", array)
-        object.__setattr__(self, "_n", game.holes_per_row)
-        object.__setattr__(self, "_game", game)
+    def __init__(self, game: Game, array: np.ndarray, mask: np.ndarray | None = None):
+        if mask is None:
+            mask = array[game._mask_slice].astype(np.int8)
+        mask.flags.writeable = False
+        self._array = array
+        self._mask = mask
+        self._game = game
+        self._n = game.holes_per_row
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("State is immutable; use Game.apply to get a new state")
+    def _view(self, start: int, stop: int) -> np.ndarray:
+        view = self._array[start:stop]
+        view.flags.writeable = False
+        return view
 
     @property
     def game(self) -> Game:
@@ -46,15 +52,15 @@ class State:
 
     @property
     def array(self) -> np.ndarray:
-        return self._array
+        return self._view(0, self._array.shape[0])
 
     @property
     def board(self) -> np.ndarray:
-        return self._array[: 2 * self._n]
+        return self._view(0, 2 * self._n)
 
     @property
     def captured(self) -> np.ndarray:
-        return self._array[2 * self._n : 2 * self._n + 2]
+        return self._view(2 * self._n, 2 * self._n + 2)
 
     @property
     def to_move(self) -> int:
@@ -216,7 +222,8 @@ class Game:
         return State(self, state)
 
     def state_from_array(self, array: np.ndarray) -> State:
-        """Wrap a packed state vector (e.g. one row of a batch) as an immutable :class:`State`."""
+        """An immutable :class:`State` holding a copy of a packed state vector (e.g. one row of a
+        batch, or ``state.array``)."""
         arr = np.array(array, dtype=np.int32, copy=True)
         if arr.shape != (self.state_size,):
             raise ValueError(f"a packed {self.name} state has shape ({self.state_size},), got {arr.shape}")
@@ -234,35 +241,38 @@ class Game:
             raise ValueError(f"{what} has negative counts: {arr.tolist()}")
         return arr
 
-    def _check_state(self, state: State) -> np.ndarray:
+    def _check_state(self, state: State) -> State:
         if not isinstance(state, State):
             raise ValueError(f"expected a State, got {type(state).__name__}")
-        if state._game.ruleset != self.ruleset:
+        if state._game is not self and state._game.ruleset != self.ruleset:
             raise ValueError(f"state belongs to {state._game!r}, not {self!r}")
-        return state._array
+        return state
 
     # ------------------------------------------------------------------ rules
 
     def legal_mask(self, state: State) -> np.ndarray:
         """``int8`` array of shape ``(n,)``: 1 where the local hole is a legal move for
         ``state.to_move``; all zero once the game is over (TR2)."""
-        return self._check_state(state)[self._mask_slice].astype(np.int8)
+        if type(state) is not State or state._game is not self:
+            self._check_state(state)
+        return state._mask
 
     def legal_actions(self, state: State) -> list[int]:
         """The legal local holes, ascending."""
-        return np.flatnonzero(self._check_state(state)[self._mask_slice]).tolist()
+        return np.flatnonzero(self._check_state(state)._mask).tolist()
 
     def apply(self, state: State, action: int) -> State:
         """The state after ``action`` (a local hole index); ``state`` is unchanged.
         Raises :class:`IllegalMoveError` for an action that is not legal here."""
-        array = self._check_state(state)
+        if type(state) is not State or state._game is not self:
+            self._check_state(state)
         if type(action) is not int:
             action = self._action_int(action)
-        if not 0 <= action < self.num_actions or not array[self._mask_slice][action]:
+        new = np.empty(self.state_size, dtype=np.int32)
+        mask = np.empty(self.num_actions, dtype=np.int8)
+        if not K.apply_into(state._array, action, self.rules, new, mask):
             raise IllegalMoveError(self._why_illegal(state, action))
-        new = array.copy()
-        K.apply_move(new, action, self.rules)
-        return State(self, new)
+        return State(self, new, mask)
 
     def _action_int(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -290,7 +300,7 @@ class Game:
         Rows are the board rolled by ``-player * n`` (each row from its owner's seat, own row
         first), so one network plays both seats. Seed counts are divided by ``total_seeds``.
         """
-        array = self._check_state(state)
+        array = self._check_state(state)._array
         player = _as_int(player, "player")
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player}")
@@ -377,5 +387,4 @@ def random_games(game: Game, n_games: int, seed: int = 0, first_player: int = 0)
         raise ValueError(f"first_player must be 0 or 1, got {player}")
     rng = np.random.default_rng(seed)
     winner, plies, captured, truncated, legal = K.play_random_games(game.rules, n_games, player, rng)
-    winner[truncated] = K.NO_WINNER
     return RandomGames(winner, plies, captured, truncated, legal)

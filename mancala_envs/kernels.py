@@ -463,6 +463,20 @@ def apply_move(state, action, rules):
 
 
 @njit(cache=True)
+def apply_into(old, action, rules, new, mask):
+    """The single-position entry point of :meth:`Game.apply`: if ``action`` is legal in ``old``,
+    write the next position into ``new`` and its legal mask into ``mask`` (int8) and return True;
+    otherwise touch nothing and return False."""
+    if not is_legal(old, action, rules):
+        return False
+    new[:] = old
+    apply_move(new, action, rules)
+    n = rules[R_HOLES]
+    mask[:] = new[off_mask(n) : off_mask(n) + n]
+    return True
+
+
+@njit(cache=True)
 def initial_state(rules, first_player):
     """The starting position (each hole ``seeds_per_hole``), ``first_player`` to move."""
     n = rules[R_HOLES]
