@@ -5,9 +5,11 @@ The rules core (RULES.md §5): :func:`get_game`, :class:`Game`, :class:`State`,
 """
 
 from mancala_envs.game import Game, IllegalMoveError, RandomGames, State, get_game, random_games
+from mancala_envs.registration import register_envs
 from mancala_envs.rulesets import RULESETS, Ruleset
 
 GAMES = tuple(RULESETS)
+register_envs()  # pettingzoo.make("aec", "mancala/<game>-v0")
 
 __all__ = [
     "GAMES",

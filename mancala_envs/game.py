@@ -134,7 +134,8 @@ class RandomGames(NamedTuple):
     plies: np.ndarray  # int32
     captured: np.ndarray  # int32, shape (n_games, 2)
     truncated: np.ndarray  # bool
-    legal_moves: np.ndarray  # int64: legal moves summed over the game's plies (branching factor)
+    legal_moves: np.ndarray | None  # int64: legal moves summed over each game's plies (branching
+    # factor = legal_moves / plies); only with random_games(..., count_legal_moves=True)
 
 
 def _as_int(value: object, what: str) -> int:
@@ -372,11 +373,15 @@ def get_game(name: str, **params: object) -> Game:
     return Game(get_ruleset(name, **params))
 
 
-def random_games(game: Game, n_games: int, seed: int = 0, first_player: int = 0) -> RandomGames:
+def random_games(
+    game: Game, n_games: int, seed: int = 0, first_player: int = 0, count_legal_moves: bool = False
+) -> RandomGames:
     """Play ``n_games`` games between uniformly random players inside compiled code.
 
     Every choice is drawn from ``numpy.random.default_rng(seed)``: the same seed gives the same
-    arrays. ``winner`` is 0, 1, -1 (draw) or -2 (truncated at ``max_plies``, no winner)."""
+    arrays. ``winner`` is 0, 1, -1 (draw) or -2 (truncated at ``max_plies``, no winner).
+    ``count_legal_moves=True`` also sums the legal moves of every ply (the branching factor); it
+    computes every legal mask, so relay games run several times slower."""
     if not isinstance(game, Game):
         raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
     n_games = _as_int(n_games, "n_games")
@@ -386,5 +391,7 @@ def random_games(game: Game, n_games: int, seed: int = 0, first_player: int = 0)
     if player not in (0, 1):
         raise ValueError(f"first_player must be 0 or 1, got {player}")
     rng = np.random.default_rng(seed)
-    winner, plies, captured, truncated, legal = K.play_random_games(game.rules, n_games, player, rng)
-    return RandomGames(winner, plies, captured, truncated, legal)
+    winner, plies, captured, truncated, legal = K.play_random_games(
+        game.rules, n_games, player, rng, bool(count_legal_moves)
+    )
+    return RandomGames(winner, plies, captured, truncated, legal if count_legal_moves else None)

@@ -52,6 +52,7 @@ from mancala_envs.rulesets import (
 RUNNING, DONE, TRUNCATED = 0, 1, 2
 DRAW, NO_WINNER = -1, -2
 NEVER_ENDS = -1  # landing hole reported for a relay that never ends (SQ5, ED3)
+BRENT_START = 16  # relays that end mostly do so within a few laps: look for cycles after this
 
 
 # --------------------------------------------------------------------------- layout
@@ -103,6 +104,17 @@ def off_mask(n):
 
 
 @njit(cache=True, inline="always")
+def step_hole(pos, d, size):
+    """The next hole in direction ``d`` (+1 counter-clockwise, -1 clockwise), without a modulo."""
+    pos += d
+    if pos == size:
+        return 0
+    if pos < 0:
+        return size - 1
+    return pos
+
+
+@njit(cache=True, inline="always")
 def row_sum(board, n, player):
     s = 0
     for i in range(player * n, player * n + n):
@@ -128,7 +140,7 @@ def sow_single_lap(board, n, mover, hole, rules):
     if seeds < rules[R_BIG_HOLE]:
         pos = hole
         for _ in range(seeds):
-            pos = (pos + d) % size
+            pos = step_hole(pos, d, size)
             board[pos] += 1
         return pos
     base = (1 - mover) * n
@@ -142,8 +154,9 @@ def sow_single_lap(board, n, mover, hole, rules):
 
 
 @njit(cache=True)
-def chain_capture_holes(board, n, mover, last, seeds_sown, rules, out):
-    """SE3/SE4: the holes captured by a sowing that ended in ``last``; returns how many.
+def chain_capture_length(board, n, mover, last, seeds_sown, rules):
+    """SE3/SE4: how many holes a sowing that ended in ``last`` captures: ``last`` itself and the
+    holes sown before it, ``last - d*k`` for ``k < length`` (``d`` the sowing direction).
 
     SE3: the last hole is taken if it is an opponent hole holding capture_min..capture_max, then
     each hole sown before it (against the sowing direction) while it qualifies, never leaving
@@ -155,27 +168,22 @@ def chain_capture_holes(board, n, mover, last, seeds_sown, rules, out):
     hi = rules[R_CAPTURE_MAX]
     if last // n != opp or board[last] < lo or board[last] > hi:
         return 0
-    out[0] = last
-    count = 1
     multiple = rules[R_SINGLE_CAPTURE_MULTIPLE]
     if multiple > 0 and seeds_sown >= 2 * multiple and seeds_sown % multiple == 0:
-        return count
+        return 1
     step = -rules[R_DIRECTION]
+    length = 1
     pos = last + step
     while opp * n <= pos < opp * n + n and lo <= board[pos] <= hi:
-        out[count] = pos
-        count += 1
+        length += 1
         pos += step
-    return count
+    return length
 
 
 @njit(cache=True)
-def grand_slam(board, n, mover, holes, count):
-    """SE5: True when capturing ``holes[:count]`` would leave the opponent's row empty."""
-    taken = 0
-    for k in range(count):
-        taken += board[holes[k]]
-    return count > 0 and taken == row_sum(board, n, 1 - mover)
+def grand_slam(board, n, mover, taken):
+    """SE5: True when capturing ``taken`` seeds would leave the opponent's row empty."""
+    return taken > 0 and taken == row_sum(board, n, 1 - mover)
 
 
 @njit(cache=True)
@@ -196,41 +204,50 @@ def play_songo(board, captured, n, mover, action, rules):
         return 1
     seeds = board[hole]
     last = sow_single_lap(board, n, mover, hole, rules)
-    holes = np.empty(n, dtype=np.int64)
-    count = chain_capture_holes(board, n, mover, last, seeds, rules, holes)
-    if rules[R_GRAND_SLAM_FORFEIT] and grand_slam(board, n, mover, holes, count):
+    length = chain_capture_length(board, n, mover, last, seeds, rules)
+    step = -rules[R_DIRECTION]
+    taken = 0
+    for k in range(length):
+        taken += board[last + step * k]
+    if rules[R_GRAND_SLAM_FORFEIT] and grand_slam(board, n, mover, taken):
         return 0
-    gained = 0
-    for k in range(count):
-        gained += board[holes[k]]
-        board[holes[k]] = 0
-    captured[mover] += gained
-    return gained
+    for k in range(length):
+        board[last + step * k] = 0
+    captured[mover] += taken
+    return taken
+
+
+@njit(cache=True)
+def songo_outcome(board, n, mover, action, rules, scratch):
+    """Resolve Songo move ``action`` on a copy (``scratch``, 2n + 2 entries: board then captured):
+    returns (seeds captured, seeds left in the opponent's row)."""
+    size = 2 * n
+    scratch[:size] = board
+    scratch[size:] = 0
+    gained = play_songo(scratch[:size], scratch[size:], n, mover, action, rules)
+    return gained, row_sum(scratch, n, 1 - mover)
 
 
 @njit(cache=True)
 def feeding_moves(board, n, mover, rules, mask):
     """SE7: the opponent's row is empty: keep the moves that leave him ``feeding_target`` seeds or
     more; if none does, those that leave him the most; if none reaches him, every non-empty hole."""
-    fed = np.zeros(n, dtype=np.int64)
-    scratch = np.empty(2 * n, dtype=board.dtype)
-    spare = np.zeros(2, dtype=board.dtype)
+    scratch = np.empty(2 * n + 2, dtype=board.dtype)
     best = 0
-    for a in range(n):
+    for a in range(n):  # mask holds each move's feed (-1: empty hole) until the second pass
+        mask[a] = -1
         if board[mover * n + a] > 0:
-            scratch[:] = board
-            play_songo(scratch, spare, n, mover, a, rules)
-            fed[a] = row_sum(scratch, n, 1 - mover)
-            best = max(best, fed[a])
+            mask[a] = songo_outcome(board, n, mover, a, rules, scratch)[1]
+            best = max(best, mask[a])
     target = rules[R_FEEDING_TARGET]
     for a in range(n):
-        nonempty = board[mover * n + a] > 0
+        fed = mask[a]
         if best >= target:
-            mask[a] = nonempty and fed[a] >= target
+            mask[a] = fed >= target
         elif best > 0:
-            mask[a] = nonempty and fed[a] == best
+            mask[a] = fed == best
         else:
-            mask[a] = nonempty
+            mask[a] = fed >= 0
 
 
 @njit(cache=True)
@@ -242,9 +259,8 @@ def leftmost_allowed(board, n, mover, rules):
         return False
     if seeds >= 3 or row_sum(board, n, mover) == seeds:
         return True
-    scratch = board.copy()
-    spare = np.zeros(2, dtype=board.dtype)
-    return play_songo(scratch, spare, n, mover, 0, rules) > 0
+    scratch = np.empty(2 * n + 2, dtype=board.dtype)
+    return songo_outcome(board, n, mover, 0, rules, scratch)[0] > 0
 
 
 @njit(cache=True)
@@ -275,15 +291,16 @@ def sow_lap(board, n, hole, d):
     seeds = board[hole]
     board[hole] = 0
     size = 2 * n
-    rounds, rest = divmod(seeds, size)
-    if rounds:
+    rest = seeds
+    if seeds >= size:
+        rounds, rest = divmod(seeds, size)
         for i in range(size):
             board[i] += rounds
     pos = hole
     for _ in range(rest):
-        pos = (pos + d) % size
+        pos = step_hole(pos, d, size)
         board[pos] += 1
-    return (hole + d * seeds) % size
+    return pos
 
 
 @njit(cache=True)
@@ -293,12 +310,13 @@ def relay_sow(board, n, hole, rules, saved):
     Each lap lifts the hole where the previous lap's last seed fell while that hole was occupied;
     the move ends when the last seed falls into an empty hole. A relay still running after
     ``max_relay_laps`` laps never ends (``board`` is then left mid-relay). A repeated lap-end
-    position proves the same verdict early (Brent's cycle detection, ``saved`` is scratch of 2n).
+    position proves the same verdict early (Brent's cycle detection, from lap BRENT_START on;
+    ``saved`` is scratch of 2n).
     """
     d = rules[R_DIRECTION]
     max_laps = rules[R_MAX_LAPS]
     saved_hole = -1
-    power = 1
+    power = BRENT_START
     since_save = 0
     pos = hole
     for _ in range(max_laps):
@@ -455,11 +473,18 @@ def apply_move(state, action, rules):
         play_relay(board, captured, n, mover, action, rules)
     else:
         play_songo(board, captured, n, mover, action, rules)
+    end_turn(state, n, mover, action)
+    settle(state, rules)
+
+
+@njit(cache=True)
+def end_turn(state, n, mover, action):
+    """Bookkeeping after a move's seeds are resolved: SQ4's pending flag, the last action, the turn
+    passes, one more ply."""
     state[off_pending(n) + mover] = 0  # SQ4: the first move is made
     state[off_last_action(n)] = action
     state[off_to_move(n)] = 1 - mover
     state[off_ply(n)] += 1
-    settle(state, rules)
 
 
 @njit(cache=True)
@@ -533,28 +558,109 @@ def random_actions(states, rules, rng):
 
 
 @njit(cache=True)
-def play_random_games(rules, n_games, first_player, rng):
+def try_relay_move(state, rules, mover, action, scratch, saved):
+    """Play relay move ``action`` if its relay ends (SQ5/ED3): sow on ``scratch``, then commit the
+    board and the capture (SQ3/ED2) to ``state``. Returns False, ``state`` untouched, otherwise."""
+    n = rules[R_HOLES]
+    board = state[: 2 * n]
+    scratch[:] = board
+    landing = relay_sow(scratch, n, mover * n + action, rules, saved)
+    if landing == NEVER_ENDS:
+        return False
+    board[:] = scratch
+    relay_capture(board, state[off_captured(n) : off_captured(n) + 2], n, mover, landing, rules)
+    return True
+
+
+@njit(cache=True)
+def random_relay_move(state, rules, rng, scratch, saved, candidates):
+    """Play a uniformly random legal relay move in place and return it (-1: no legal move).
+
+    The legal mask is never computed: SQ4's opening hole is tried first while pending, then the
+    mover's non-empty holes in a uniformly random order, and the first whose relay ends (SQ5/ED3)
+    is played — the first legal hole of a uniform random order is uniform over the legal holes."""
+    n = rules[R_HOLES]
+    mover = state[off_to_move(n)]
+    opening = rules[R_OPENING_HOLE]
+    if opening >= 0 and state[off_pending(n) + mover] and state[mover * n + opening] > 0:
+        if try_relay_move(state, rules, mover, opening, scratch, saved):
+            return opening
+    k = 0
+    for a in range(n):
+        if state[mover * n + a] > 0:
+            candidates[k] = a
+            k += 1
+    while k > 0:
+        j = rng.integers(0, k)
+        a = candidates[j]
+        candidates[j] = candidates[k - 1]
+        k -= 1
+        if try_relay_move(state, rules, mover, a, scratch, saved):
+            return a
+    return -1
+
+
+@njit(cache=True)
+def play_random_game(state, rules, rng, moves):
+    """Play the game in ``state`` to its end with uniformly random legal moves, in place; records
+    the moves into ``moves`` (as many as fit) and returns the number of plies played.
+
+    Songo draws from the legal mask; the relay games use :func:`random_relay_move` and compute a
+    mask only where TR1 needs it, ending the game as :func:`settle` does (SQ6/ED4, TR1)."""
+    n = rules[R_HOLES]
+    scratch = np.empty(2 * n, dtype=state.dtype)
+    saved = np.empty(2 * n, dtype=state.dtype)
+    candidates = np.empty(n, dtype=np.int64)
+    relay = rules[R_SOWING] == SOW_RELAY
+    count = 0
+    while state[off_status(n)] == RUNNING:
+        mover = state[off_to_move(n)]
+        if relay:
+            action = random_relay_move(state, rules, rng, scratch, saved, candidates)
+            if action < 0:
+                finish_game(state, rules, 1 - mover)
+                break
+            end_turn(state, n, mover, action)
+            if state[off_ply(n)] >= rules[R_MAX_PLIES]:
+                settle(state, rules)
+        else:
+            action = random_legal_action(state, n, rng)
+            apply_move(state, action, rules)
+        if count < moves.shape[0]:
+            moves[count] = action
+        count += 1
+    state[off_mask(n) : off_mask(n) + n] = 0
+    return count
+
+
+@njit(cache=True)
+def play_random_games(rules, n_games, first_player, rng, count_legal_moves):
     """Play ``n_games`` uniformly random games from the start; returns winner, plies, captured,
-    truncated and the number of legal moves summed over each game's plies."""
+    truncated and, with ``count_legal_moves`` (slower: full masks every ply), the number of legal
+    moves summed over each game's plies."""
     n = rules[R_HOLES]
     winner = np.empty(n_games, dtype=np.int8)
     plies = np.empty(n_games, dtype=np.int32)
     captured = np.empty((n_games, 2), dtype=np.int32)
     truncated = np.zeros(n_games, dtype=np.bool_)
-    branching = np.zeros(n_games, dtype=np.int64)
+    legal_moves = np.zeros(n_games, dtype=np.int64)
+    no_moves = np.empty(0, dtype=np.int64)
     start = initial_state(rules, first_player)
     state = start.copy()
     for g in range(n_games):
         state[:] = start
-        while state[off_status(n)] == RUNNING:
-            branching[g] += state[off_mask(n) : off_mask(n) + n].sum()
-            apply_move(state, random_legal_action(state, n, rng), rules)
+        if count_legal_moves:
+            while state[off_status(n)] == RUNNING:
+                legal_moves[g] += state[off_mask(n) : off_mask(n) + n].sum()
+                apply_move(state, random_legal_action(state, n, rng), rules)
+        else:
+            play_random_game(state, rules, rng, no_moves)
         winner[g] = state[off_winner(n)]
         plies[g] = state[off_ply(n)]
         captured[g, 0] = state[off_captured(n)]
         captured[g, 1] = state[off_captured(n) + 1]
         truncated[g] = state[off_status(n)] == TRUNCATED
-    return winner, plies, captured, truncated, branching
+    return winner, plies, captured, truncated, legal_moves
 
 
 @njit(cache=True)

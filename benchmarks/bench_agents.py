@@ -1,0 +1,104 @@
+"""Search speed of the baseline agents on one core, beside OpenSpiel's C++ MCTS on Oware.
+
+    .venv/bin/python benchmarks/bench_agents.py [--sims 1000] [--depth 6] [--positions 6] [--seed 0]
+
+For each game: MCTS simulations per second (``MCTSAgent.search`` with ``--sims`` simulations from each
+of ``--positions`` positions: the start and positions reached by random play) and alpha-beta nodes per
+second (``MinimaxAgent.search`` to ``--depth`` on the same positions). In the same run, OpenSpiel's
+``MCTSBot`` with a one-rollout ``RandomRolloutEvaluator`` plays ``--sims`` simulations from Oware
+positions reached the same way; the ratio column is our simulations/s over OpenSpiel's.
+Run on demand only (not part of the tests). Needs ``open-spiel`` (``pip install .[bench]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import mancala_envs  # noqa: E402
+from agents.mcts import MCTSAgent  # noqa: E402
+from agents.minimax import MinimaxAgent  # noqa: E402
+
+
+def our_positions(game: mancala_envs.Game, count: int, rng: np.random.Generator) -> list[mancala_envs.State]:
+    """The start, then positions after 4, 8, ... random plies (finished games skipped)."""
+    out = [game.initial_state()]
+    plies = 4
+    while len(out) < count:
+        s = game.initial_state()
+        for _ in range(plies):
+            if s.is_over:
+                break
+            legal = game.legal_actions(s)
+            s = game.apply(s, legal[rng.integers(len(legal))])
+        if not s.is_over and len(game.legal_actions(s)) > 1:
+            out.append(s)
+        plies = plies + 4 if plies < 40 else 4
+    return out
+
+
+def bench_ours(name: str, sims: int, depth: int, count: int, seed: int) -> tuple[float, float]:
+    game = mancala_envs.get_game(name)
+    positions = our_positions(game, count, np.random.default_rng(seed))
+    mcts = MCTSAgent(sims=sims, seed=seed)
+    minimax = MinimaxAgent(depth=depth, seed=seed)
+    mcts.search(game, positions[0])  # compile / load the cache outside the timing
+    minimax.search(game, positions[0])
+    sims_done, mcts_time, nodes, ab_time = 0, 0.0, 0, 0.0
+    for s in positions:
+        mcts.search(game, s)
+        sims_done += mcts.last_sims
+        mcts_time += mcts.last_seconds
+        minimax.search(game, s)
+        nodes += minimax.last_nodes
+        ab_time += minimax.last_seconds
+    return sims_done / mcts_time, nodes / ab_time
+
+
+def bench_openspiel(sims: int, count: int, seed: int) -> float:
+    import pyspiel
+
+    game = pyspiel.load_game("oware")
+    rng = np.random.default_rng(seed)
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.8, sims, 1000, False, seed, False)
+    positions = [game.new_initial_state()]
+    plies = 4
+    while len(positions) < count:
+        s = game.new_initial_state()
+        for _ in range(plies):
+            if s.is_terminal():
+                break
+            legal = s.legal_actions()
+            s.apply_action(legal[rng.integers(len(legal))])
+        if not s.is_terminal() and len(s.legal_actions()) > 1:
+            positions.append(s)
+        plies = plies + 4 if plies < 40 else 4
+    bot.step(positions[0])
+    start = time.perf_counter()
+    for s in positions:
+        bot.step(s)
+    return sims * len(positions) / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sims", type=int, default=1000, help="MCTS simulations per position")
+    parser.add_argument("--depth", type=int, default=6, help="alpha-beta depth")
+    parser.add_argument("--positions", type=int, default=6, help="positions per game")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    theirs = bench_openspiel(args.sims, args.positions, args.seed)
+    print(f"OpenSpiel MCTSBot (C++, random rollouts) on oware: {theirs:,.0f} simulations/s")
+    print(f"{'game':<14} {'MCTS sims/s':>12} {'vs OpenSpiel':>13} {'alpha-beta nodes/s':>19}")
+    for name in mancala_envs.GAMES:
+        sims_s, nodes_s = bench_ours(name, args.sims, args.depth, args.positions, args.seed)
+        print(f"{name:<14} {sims_s:>12,.0f} {sims_s / theirs:>12.2f}x {nodes_s:>19,.0f}")
+
+
+if __name__ == "__main__":
+    main()

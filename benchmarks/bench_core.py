@@ -1,0 +1,110 @@
+"""Rules-core speed against OpenSpiel's oware, measured side by side in one run (one core).
+
+    python benchmarks/bench_core.py [--quick]
+
+(a) a Python loop of ``legal_mask`` + ``apply`` over random playouts vs the same loop over
+    pyspiel's ``legal_actions`` + ``apply_action``; target >= 1.0x;
+(b) ``random_games`` (compiled) vs OpenSpiel's C++ game loop (``pyspiel.evaluate_bots`` with two
+    uniform random bots); target >= 2.0x.
+
+Needs the ``bench`` extra (``pip install -e ".[bench]"``) for pyspiel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+
+import numpy as np
+
+import mancala_envs
+
+GAMES = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {})]
+
+
+def pin_to_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def best_of(repeats: int, fn) -> float:
+    """The best moves/s of ``repeats`` runs of ``fn() -> (moves, seconds)``."""
+    return max(moves / seconds for moves, seconds in (fn() for _ in range(repeats)))
+
+
+def ours_python_loop(game, n_games: int):
+    rr = random.Random(0)
+    moves = 0
+    start = time.perf_counter()
+    for _ in range(n_games):
+        state = game.initial_state()
+        while not state.is_over:
+            legal = game.legal_mask(state).nonzero()[0]
+            state = game.apply(state, int(legal[rr.randrange(len(legal))]))
+            moves += 1
+    return moves, time.perf_counter() - start
+
+
+def pyspiel_python_loop(pygame, n_games: int):
+    rr = random.Random(0)
+    moves = 0
+    start = time.perf_counter()
+    for _ in range(n_games):
+        state = pygame.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rr.randrange(len(legal))])
+            moves += 1
+    return moves, time.perf_counter() - start
+
+
+def ours_compiled(game, n_games: int, seed: int = 1):
+    start = time.perf_counter()
+    result = mancala_envs.random_games(game, n_games, seed=seed)
+    return int(result.plies.sum()), time.perf_counter() - start
+
+
+def pyspiel_compiled(pyspiel, pygame, n_games: int):
+    bots = [pyspiel.make_uniform_random_bot(0, 1), pyspiel.make_uniform_random_bot(1, 2)]
+    moves = 0
+    start = time.perf_counter()
+    for i in range(n_games):
+        state = pygame.new_initial_state()
+        pyspiel.evaluate_bots(state, bots, i)
+        moves += state.move_number()
+    return moves, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer games (a smoke run, noisier figures)")
+    parser.add_argument("--repeats", type=int, default=3, help="best of this many runs per figure")
+    args = parser.parse_args()
+    try:
+        import pyspiel
+    except ImportError as err:
+        raise SystemExit('pyspiel is missing: pip install -e ".[bench]"') from err
+    pin_to_one_core()
+    scale = 0.1 if args.quick else 1.0
+    loop_games, batch_games = int(500 * scale) or 1, int(50_000 * scale)
+    oware = pyspiel.load_game("oware")
+    for game, _ in [(mancala_envs.get_game(name, **params), None) for name, params in GAMES]:
+        ours_python_loop(game, 2)
+        mancala_envs.random_games(game, 10)  # compile / load the kernels before timing
+
+    spiel_loop = best_of(args.repeats, lambda: pyspiel_python_loop(oware, loop_games))
+    spiel_c = best_of(args.repeats, lambda: pyspiel_compiled(pyspiel, oware, batch_games // 2))
+    print(f"OpenSpiel oware: python loop {spiel_loop:>12,.0f} moves/s | C++ evaluate_bots {spiel_c:>12,.0f} moves/s")
+    print(f"{'game':<14}{'(a) loop moves/s':>18}{'ratio':>8}{'(b) random_games':>20}{'ratio':>8}")
+    for name, params in GAMES:
+        game = mancala_envs.get_game(name, **params)
+        loop = best_of(args.repeats, lambda game=game: ours_python_loop(game, loop_games))
+        batch = best_of(args.repeats, lambda game=game: ours_compiled(game, batch_games))
+        print(f"{name:<14}{loop:>18,.0f}{loop / spiel_loop:>7.2f}x{batch:>20,.0f}{batch / spiel_c:>7.2f}x")
+    print("targets: (a) >= 1.0x, (b) >= 2.0x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""En Dodoi as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
+
+Rules (docs/RULES.md §4): 2 × ``n`` holes (``holes_per_row`` 6..10, default 8), 4 seeds each
+(``8n``), no stores. Relay sowing counter-clockwise, no hole skipped (ED1). A move ending in the
+mover's own row opposite a non-empty hole captures that hole's seeds and the landing seed (ED2).
+A relay that has not ended after 10,000 laps is illegal (ED3). When the player to move has no
+legal move the game ends and the board goes to the last mover (ED4). More captured seeds wins,
+equal draws (ED5). Truncated at ``max_plies`` (TR1).
+
+Agents ``player_0``, ``player_1``. Action: ``Discrete(n)``, the mover's local hole 0..n-1 counted
+left to right from his seat (RULES.md §1).
+
+Observation ``Dict``:
+
+* ``observation``: ``Box(0, 1, (2n + 2,), float32)`` — ``[own row (n), opponent row (n), own
+  captured, opponent captured] / (8n)``, each row from its owner's seat (``Game.observation``).
+* ``action_mask``: ``Box(0, 1, (n,), int8)`` — the legal holes for the agent to move; all zero for
+  the other agent and once the game is over.
+
+Rewards only at the end: +1 winner, -1 loser, 0 both on a draw or truncation.
+``infos[agent] = {"captured": (own, opponent)}``, plus ``"winner"`` at the end.
+
+Arguments: ``holes_per_row`` (6..10, default 8), ``max_plies`` (default 1000), ``first_player``
+(``"player_0"``, ``"player_1"``, ``"random"``), ``render_mode`` (``"human"``, ``"ansi"``,
+``"rgb_array"``), ``illegal_action`` (``"terminate"`` or ``"raise"``). Checks, errors and
+``state()`` are described in :mod:`mancala_envs.aec`. Registered as
+``pettingzoo.make("aec", "mancala/en_dodoi-v0", holes_per_row=10)``.
+
+Version history: v0 — first release.
+"""
+
+from mancala_envs.aec import make_env_functions
+
+env, raw_env = make_env_functions("en_dodoi", __name__)
+
+__all__ = ["env", "raw_env"]

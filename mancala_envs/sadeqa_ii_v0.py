@@ -1,0 +1,39 @@
+"""Sadeqa II as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
+
+Rules (docs/RULES.md §3): 2 × 6 holes, 3 seeds each (36), no stores. Relay sowing
+counter-clockwise: a last seed landing in an occupied hole lifts that hole and sows on; the move
+ends in an empty hole (SQ1), no hole is ever skipped (SQ2). Then the hole opposite the landing
+hole is emptied into the mover's ``captured`` count, on either side of the board (SQ3). Each
+player's first move is from his rightmost hole, local 5, unless that is empty or never ends
+(SQ4). A relay that has not ended after 10,000 laps is illegal (SQ5). When the player to move has
+no legal move the game ends and the last mover — the player who still has seeds — wins; if the
+player to move has seeds but only never-ending moves it is a draw (SQ6). ``captured`` does not
+decide the result. Truncated at ``max_plies`` (TR1).
+
+Agents ``player_0``, ``player_1``. Action: ``Discrete(6)``, the mover's local hole 0..5 counted
+left to right from his seat (RULES.md §1).
+
+Observation ``Dict``:
+
+* ``observation``: ``Box(0, 1, (16,), float32)`` — ``[own row (6), opponent row (6), own captured,
+  opponent captured] / 36, own first_move_pending, opponent first_move_pending`` (the last two
+  0/1), each row from its owner's seat (``Game.observation``).
+* ``action_mask``: ``Box(0, 1, (6,), int8)`` — the legal holes for the agent to move; all zero for
+  the other agent and once the game is over.
+
+Rewards only at the end: +1 to the survivor (the winner of SQ6), -1 to the other, 0 both on a draw
+or truncation. ``infos[agent] = {"captured": (own, opponent)}``, plus ``"winner"`` at the end.
+
+Arguments: ``max_plies`` (default 1000), ``first_player`` (``"player_0"``, ``"player_1"``,
+``"random"``), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"``), ``illegal_action``
+(``"terminate"`` or ``"raise"``). Checks, errors and ``state()`` are described in
+:mod:`mancala_envs.aec`. Registered as ``pettingzoo.make("aec", "mancala/sadeqa_ii-v0")``.
+
+Version history: v0 — first release.
+"""
+
+from mancala_envs.aec import make_env_functions
+
+env, raw_env = make_env_functions("sadeqa_ii", __name__)
+
+__all__ = ["env", "raw_env"]

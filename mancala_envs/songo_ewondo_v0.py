@@ -1,0 +1,38 @@
+"""Songo Ewondo as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
+
+Rules (docs/RULES.md §2): 2 × 7 holes, 5 seeds each (70). One lap clockwise (SE1); a hole of 14 or
+more seeds is sown into the opponent's row only (SE2). A sowing ending in an opponent hole that
+now holds 2–4 captures it and, backwards, each preceding opponent hole with 2–4 (SE3); a sowing of
+14, 21, 28… seeds captures the last hole only (SE4); a capture that would empty the opponent's
+row is forfeited (SE5). The leftmost hole with 1–2 seeds is playable only as the last resort or
+to capture (SE6). An empty opponent row must be fed, 7 seeds if possible (SE7). A lone seed in
+the leftmost hole is taken by its owner (SE8). The game ends when the player to move has no legal
+move; the board goes to the last mover (SE9). More captured seeds wins, 35–35 draws (SE10).
+Truncated at ``max_plies`` (TR1).
+
+Agents ``player_0``, ``player_1``. Action: ``Discrete(7)``, the mover's local hole 0..6 counted
+left to right from his seat (RULES.md §1).
+
+Observation ``Dict``:
+
+* ``observation``: ``Box(0, 1, (16,), float32)`` — ``[own row (7), opponent row (7), own captured,
+  opponent captured] / 70``, each row from its owner's seat (``Game.observation``).
+* ``action_mask``: ``Box(0, 1, (7,), int8)`` — the legal holes for the agent to move; all zero for
+  the other agent and once the game is over.
+
+Rewards only at the end: +1 winner, -1 loser, 0 both on a draw or truncation.
+``infos[agent] = {"captured": (own, opponent)}``, plus ``"winner"`` at the end.
+
+Arguments: ``max_plies`` (default 1000), ``first_player`` (``"player_0"``, ``"player_1"``,
+``"random"``), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"``), ``illegal_action``
+(``"terminate"`` or ``"raise"``). Checks, errors and ``state()`` are described in
+:mod:`mancala_envs.aec`. Registered as ``pettingzoo.make("aec", "mancala/songo_ewondo-v0")``.
+
+Version history: v0 — first release.
+"""
+
+from mancala_envs.aec import make_env_functions
+
+env, raw_env = make_env_functions("songo_ewondo", __name__)
+
+__all__ = ["env", "raw_env"]

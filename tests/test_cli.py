@@ -1,0 +1,169 @@
+"""The ``mancala`` command: help, one-line errors, play, tournament (with resume), replay."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.arena import load_records, play_game, replay
+from agents.base import RandomAgent
+from agents.cli import board_text, main
+from mancala_envs import get_game
+
+
+def error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("mancala: error: ")
+    return err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["play", "--help"], ["tournament", "--help"], ["replay", "-h"]])
+def test_help_everywhere(argv, capsys):
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: mancala")
+    if argv == ["--help"]:
+        assert all(c in out for c in ("play", "tournament", "replay", "train", "evaluate", "train-rllib"))
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["play", "chess"], "invalid choice: 'chess'"),
+        (["play", "en_dodoi", "--holes-per-row", "5"], "holes_per_row must be in 6..10"),
+        (["play", "sadeqa_ii", "--holes-per-row", "7"], "unknown parameter(s) holes_per_row"),
+        (["play", "en_dodoi", "--max-plies", "x"], "invalid int value: 'x'"),
+        (["tournament", "en_dodoi", "--out", "x"], "required: --agents"),
+        (["replay", "no/such/file.jsonl"], "no game records at no/such/file.jsonl"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+    ],
+)
+def test_bad_arguments_get_one_line(argv, says, capsys):
+    assert main(argv) == 2
+    assert says in error_line(capsys)
+
+
+@pytest.fixture
+def record_file(tmp_path) -> Path:
+    game = get_game("en_dodoi", holes_per_row=6, max_plies=200)
+    path = tmp_path / "games.jsonl"
+    with open(path, "w") as fh:
+        for seed in range(3):
+            fh.write(play_game(game, RandomAgent(), RandomAgent(), seed=seed).to_json() + "\n")
+    return path
+
+
+def test_replay_prints_every_state(record_file, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # not a terminal: --step does not wait
+    assert main(["replay", str(record_file), "--game", "2", "--step"]) == 0
+    out = capsys.readouterr().out
+    rec = load_records(record_file)[2]
+    assert out.startswith("game 2 of 3: en_dodoi")
+    assert out.count("\nply ") == rec.plies == len(rec.moves)
+    for ply, move in enumerate(rec.moves, start=1):
+        assert f"ply {ply}: player" in out and f"plays hole {move}\n" in out
+    game = get_game(rec.game, **rec.params)
+    pos = 0
+    for state in replay(rec):  # every board, in order
+        pos = out.index(board_text(game, state), pos) + 1
+    assert ("wins" in out) or ("draw" in out) or ("truncated" in out)
+
+
+def test_replay_step_waits_for_enter_on_a_terminal(record_file, capsys, monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    rec = load_records(record_file)[0]
+    monkeypatch.setattr(sys, "stdin", Tty("\n" * rec.plies))
+    assert main(["replay", str(record_file), "--step"]) == 0
+    assert capsys.readouterr().out.count("-- Enter for the next move --") == rec.plies
+
+
+def test_replay_game_out_of_range(record_file, capsys):
+    assert main(["replay", str(record_file), "--game", "3"]) == 2
+    assert "holds games 0..2" in error_line(capsys)
+
+
+def test_the_console_script_runs():
+    script = Path(sys.executable).with_name("mancala")
+    if not script.exists():
+        pytest.skip("console script not installed: run .venv/bin/pip install -e . --no-deps")
+    done = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "tournament" in done.stdout
+    done = subprocess.run([str(script), "play", "nogame"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith("mancala: error:") and done.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------- with the agents registry
+
+
+@pytest.fixture
+def registry():
+    return pytest.importorskip("agents.registry")
+
+
+def test_play_watches_a_game_and_saves_the_record(registry, tmp_path, capsys):
+    out = tmp_path / "rec.jsonl"
+    argv = ["play", "en_dodoi", "--holes-per-row", "6", "--p0", "random", "--p1", "greedy", "--seed", "3"]
+    assert main([*argv, "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    [rec] = load_records(out)
+    assert rec.agents == ("random", "greedy") and rec.params["holes_per_row"] == 6
+    assert text.count("\nply ") == rec.plies
+    assert len(replay(rec)) == rec.plies + 1
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0  # same seed: the same game, appended
+    assert "\nply " not in capsys.readouterr().out
+    first, second = load_records(out)
+    assert first == second
+
+
+def test_play_rejects_a_bad_agent_spec_in_one_line(registry, capsys):
+    assert main(["play", "songo_ewondo", "--p0", "nosuchagent", "--p1", "random"]) == 2
+    assert "nosuchagent" in error_line(capsys)
+
+
+def test_tournament_writes_ratings_and_resumes(registry, tmp_path, capsys):
+    out = tmp_path / "t"
+    argv = ["tournament", "en_dodoi", "--holes-per-row", "6", "--agents", "random", "greedy"]
+    argv += ["--games", "4", "--out", str(out), "--bootstrap", "50", "--no-progress", "--seed", "2"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "| rank | agent | Elo |" in text and "`random`" in text and "`greedy`" in text
+    for name in ("games.jsonl", "results.csv", "tournament.json", "ratings.md", "ratings.csv", "ratings.png"):
+        assert (out / name).stat().st_size > 0
+    assert len(load_records(out)) == 4
+    with open(out / "pairwise.csv") as fh:
+        rows = {r["agent"]: r for r in csv.DictReader(fh)}
+    assert float(rows["random"]["greedy"]) + float(rows["greedy"]["random"]) == pytest.approx(1.0)
+    assert json.loads((out / "tournament.json").read_text())["agents"] == ["random", "greedy"]
+
+    assert main(argv) == 2  # never overwrite
+    assert "--resume" in error_line(capsys)
+    games = (out / "games.jsonl").read_bytes()
+    assert main([*argv, "--resume"]) == 0
+    assert "| rank |" in capsys.readouterr().out
+    assert (out / "games.jsonl").read_bytes() == games
+
+
+def test_tournament_odd_games_is_a_one_line_error(registry, tmp_path, capsys):
+    argv = [
+        "tournament",
+        "sadeqa_ii",
+        "--agents",
+        "random",
+        "greedy",
+        "--games",
+        "3",
+        "--out",
+        str(tmp_path / "t"),
+    ]
+    assert main(argv) == 2
+    assert "positive even integer" in error_line(capsys)
