@@ -17,8 +17,6 @@ import os
 import random
 import time
 
-import numpy as np
-
 import mancala_envs
 
 GAMES = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {})]
@@ -78,7 +76,9 @@ def pyspiel_compiled(pyspiel, pygame, n_games: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer games (a smoke run, noisier figures)")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many runs per figure")
     args = parser.parse_args()
@@ -96,7 +96,10 @@ def main() -> None:
 
     spiel_loop = best_of(args.repeats, lambda: pyspiel_python_loop(oware, loop_games))
     spiel_c = best_of(args.repeats, lambda: pyspiel_compiled(pyspiel, oware, batch_games // 2))
-    print(f"OpenSpiel oware: python loop {spiel_loop:>12,.0f} moves/s | C++ evaluate_bots {spiel_c:>12,.0f} moves/s")
+    print(
+        f"OpenSpiel oware: python loop {spiel_loop:>12,.0f} moves/s | "
+        f"C++ evaluate_bots {spiel_c:>12,.0f} moves/s"
+    )
     print(f"{'game':<14}{'(a) loop moves/s':>18}{'ratio':>8}{'(b) random_games':>20}{'ratio':>8}")
     for name, params in GAMES:
         game = mancala_envs.get_game(name, **params)

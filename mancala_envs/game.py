@@ -8,7 +8,8 @@ rule lives in :mod:`mancala_envs.kernels`. States are immutable: ``apply`` retur
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -210,7 +211,9 @@ class Game:
         if first_move_pending is not None and not self.ruleset.has_opening_rule:
             raise ValueError(f"first_move_pending applies to sadeqa_ii only, not {self.name}")
         pending = [False, False] if first_move_pending is None else list(first_move_pending)
-        if len(pending) != 2 or not all(isinstance(p, (bool, np.bool_, int)) and p in (0, 1) for p in pending):
+        if len(pending) != 2 or not all(
+            isinstance(p, (bool, np.bool_, int)) and p in (0, 1) for p in pending
+        ):
             raise ValueError(f"first_move_pending must be two booleans, got {first_move_pending!r}")
         state = np.zeros(self.state_size, dtype=np.int32)
         state[: 2 * n] = board_arr
@@ -279,7 +282,9 @@ class Game:
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
                 return int(action)
-            raise IllegalMoveError(f"an action is an integer hole index 0..{self.num_actions - 1}, got {action!r}")
+            raise IllegalMoveError(
+                f"an action is an integer hole index 0..{self.num_actions - 1}, got {action!r}"
+            )
         return int(action)
 
     def _why_illegal(self, state: State, action: int) -> str:
@@ -320,8 +325,10 @@ class Game:
         if not np.isin(players, (0, 1)).all():
             raise ValueError("first_player must be 0 or 1")
         starts = [K.initial_state(self.rules, p) for p in (0, 1)]
-        return np.stack([starts[int(p)] for p in players]) if n_states else np.empty(
-            (0, self.state_size), dtype=np.int32
+        return (
+            np.stack([starts[int(p)] for p in players])
+            if n_states
+            else np.empty((0, self.state_size), dtype=np.int32)
         )
 
     def _check_batch(self, states: np.ndarray) -> None:
@@ -330,7 +337,9 @@ class Game:
         if states.shape[1] != self.state_size:
             raise ValueError(f"{self.name} states have {self.state_size} columns, got {states.shape[1]}")
 
-    def apply_batch(self, states: np.ndarray, actions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def apply_batch(
+        self, states: np.ndarray, actions: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Apply ``actions[i]`` to ``states[i]`` for every row (results equal :meth:`apply`).
 
         Returns a new array, or writes into ``out`` (which may be ``states`` itself for an

@@ -582,9 +582,9 @@ def random_relay_move(state, rules, rng, scratch, saved, candidates):
     n = rules[R_HOLES]
     mover = state[off_to_move(n)]
     opening = rules[R_OPENING_HOLE]
-    if opening >= 0 and state[off_pending(n) + mover] and state[mover * n + opening] > 0:
-        if try_relay_move(state, rules, mover, opening, scratch, saved):
-            return opening
+    pending = opening >= 0 and state[off_pending(n) + mover] and state[mover * n + opening] > 0
+    if pending and try_relay_move(state, rules, mover, opening, scratch, saved):
+        return opening
     k = 0
     for a in range(n):
         if state[mover * n + a] > 0:
@@ -682,4 +682,3 @@ def observe_batch(states, players, rules, total, out):
     """:func:`observe` for every row: ``out[i]`` is ``players[i]``'s view of ``states[i]``."""
     for i in range(states.shape[0]):
         observe(states[i], players[i], rules, total, out[i])
-

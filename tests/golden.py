@@ -14,7 +14,9 @@ import numpy as np
 from mancala_envs import get_game
 
 GOLDEN_PATH = Path(__file__).parent / "data" / "golden_playthroughs.json"
-CONFIGS = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [("en_dodoi", {"holes_per_row": n}) for n in range(6, 11)]
+CONFIGS = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [
+    ("en_dodoi", {"holes_per_row": n}) for n in range(6, 11)
+]
 SEED = 2026
 
 

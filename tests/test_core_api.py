@@ -15,7 +15,11 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 @pytest.mark.skipif(not SHARED.is_dir(), reason="no ../shared beside this checkout")
 @pytest.mark.parametrize("name", ["rule_cases.json", "RULES.md"])
 def test_project_copies_match_shared_spec(name):
-    local = Path(__file__).parent / "data" / name if name.endswith(".json") else Path(__file__).parents[1] / "docs" / name
+    local = (
+        Path(__file__).parent / "data" / name
+        if name.endswith(".json")
+        else Path(__file__).parents[1] / "docs" / name
+    )
     assert local.read_bytes() == (SHARED / name).read_bytes(), f"{local} is out of sync with ../shared/{name}"
 
 

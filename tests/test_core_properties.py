@@ -7,7 +7,6 @@ from conftest import GAME_CONFIGS, GAME_IDS
 from hypothesis import given
 from hypothesis import strategies as st
 
-import mancala_envs
 from mancala_envs import IllegalMoveError, get_game, random_games
 
 GAMES = [get_game(name, **params) for name, params in GAME_CONFIGS]
@@ -37,7 +36,10 @@ def constructed_state(draw, game):
     if game.ruleset.has_opening_rule:
         pending = draw(st.tuples(st.booleans(), st.booleans()))
     return game.state_from(
-        board=parts[: 2 * n], captured=parts[2 * n :], to_move=draw(st.integers(0, 1)), first_move_pending=pending
+        board=parts[: 2 * n],
+        captured=parts[2 * n :],
+        to_move=draw(st.integers(0, 1)),
+        first_move_pending=pending,
     )
 
 
@@ -153,4 +155,3 @@ def test_truncation_rule_tr1_tr2():
     assert game.legal_mask(state).sum() == 0
     with pytest.raises(IllegalMoveError, match="over"):
         game.apply(state, 0)
-

@@ -8,7 +8,9 @@ from golden import GOLDEN_PATH, play
 GOLDEN = json.loads(GOLDEN_PATH.read_text())
 
 
-@pytest.mark.parametrize("record", GOLDEN, ids=[f"{g['game']}{g['params'].get('holes_per_row', '')}" for g in GOLDEN])
+@pytest.mark.parametrize(
+    "record", GOLDEN, ids=[f"{g['game']}{g['params'].get('holes_per_row', '')}" for g in GOLDEN]
+)
 def test_golden_playthrough(record):
     assert len(record["moves"]) > 10
     replayed = play(record["game"], record["params"], record["seed"], record["first_player"])
