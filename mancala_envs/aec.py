@@ -142,6 +142,7 @@ class MancalaEnv(AECEnv):
         self._mask_at = K.off_mask(n)
         self._cap_at = K.off_captured(n)
         self._status_at = K.off_status(n)
+        self._to_move_at = K.off_to_move(n)
         self._winner_at = K.off_winner(n)
         self._index = {a: i for i, a in enumerate(AGENTS)}
         self._other = {AGENTS[0]: AGENTS[1], AGENTS[1]: AGENTS[0]}
@@ -234,7 +235,7 @@ class MancalaEnv(AECEnv):
         if not s[self._mask_at + action]:
             return self._illegal(action)
         _apply_move(s, action, self._rules)
-        self.agent_selection = self._other[self.agent_selection]
+        self.agent_selection = AGENTS[s[self._to_move_at]]  # read from the state, never assumed
         c0, c1 = s[self._cap_at : self._cap_at + 2].tolist()
         self.infos = {"player_0": {"captured": (c0, c1)}, "player_1": {"captured": (c1, c0)}}
         if s[self._status_at]:
@@ -268,7 +269,7 @@ class MancalaEnv(AECEnv):
         self._live = False
         agents = self.agents
         if s[self._status_at] == K.TRUNCATED:
-            self.terminations = {a: True for a in agents}
+            self.truncations = {a: True for a in agents}
             winner = None
         else:
             self.terminations = {a: True for a in agents}

@@ -153,6 +153,10 @@ def rgb_board(game: Game, state: State, title: str | None = None, note: str | No
             draw.text((cx, label_y), str(local), fill=_TEXT_DARK, font=small,
                       anchor="md" if r == 0 else "ma")
 
+    names_y = (top - margin // 2 - 2, top + 2 * cell + margin // 2 + 2)
+    draw.text((left + cell / 2, names_y[0]), AGENTS[1], fill=_TEXT_DARK, font=small, anchor="md")
+    draw.text((left + (n + 1.5) * cell, names_y[1]), AGENTS[0], fill=_TEXT_DARK, font=small, anchor="ma")
+
     heading = f"{title or game.name} · ply {state.ply} · {status_line(state, note)}"
     draw.text((margin, margin // 2), heading, fill=_TEXT_DARK, font=_font(cell // 4), anchor="la")
     draw.text((margin, height - margin // 2), f"last move: {last_move_text(state)}", fill=_TEXT_DARK,
