@@ -314,7 +314,7 @@ def test_round_robin_argument_errors(tmp_path):
     with pytest.raises(ValueError, match="at least two"):
         run(tmp_path / "b", agents=[RandomAgent()])
     with pytest.raises(ValueError, match="positive even"):
-        round_robin(small_game(), AGENTS, 3, out_dir=tmp_path / "c", progress=False)
+        round_robin(small_game(), AGENTS, 3, seed=0, out_dir=tmp_path / "c", progress=False)
     assert not (tmp_path / "c").exists()
 
 
@@ -328,6 +328,11 @@ def test_round_robin_from_specs(tmp_path):
         small_game(), ["random", "greedy"], 2, seed=1, out_dir=tmp_path / "s2", progress=False
     )
     assert again.records == result.records
+    spelled = round_robin(
+        small_game(), ["random", "minimax: depth=1"], 2, seed=0, out_dir=tmp_path / "n", progress=False
+    )
+    assert spelled.agents == ["random", "minimax:depth=1"]  # the names the agents report
+    assert spelled.match("minimax:depth=1", "random").games == 2
 
 
 def test_random_games_are_not_all_alike():
