@@ -14,13 +14,15 @@ learner receives is one where it is to move, or the last one of the episode.
 - **Action**: ``Discrete(n)``, the learner's local hole (RULES.md §1).
 - **Reward**: +1 / -1 / 0 to the learner at a natural end (win / loss / draw, Sadeqa II: the
   survivor wins); ``terminated`` is True there. Reaching ``max_plies`` sets ``truncated``, reward 0.
-- **info**: ``seat`` (the learner's), ``captured`` (int array indexed by player), ``ply``; at the
-  end also ``winner`` (0, 1, -1 draw, None when truncated) and ``illegal_action``.
+- **info**: ``seat`` (the learner's), ``captured`` ((learner's, opponent's) ints, as the AEC
+  envs' infos), ``ply``; at the end also ``winner`` (the winning seat 0 or 1, -1 for a draw, None
+  when truncated) and ``illegal_action`` (bool).
 - **Illegal actions**: an action that is not an integer or not in ``0..n-1`` raises
   :class:`~mancala_envs.IllegalMoveError`. An in-range illegal move, with
   ``illegal_action="terminate"`` (default, PettingZoo's TerminateIllegalWrapper semantics and the
   AEC envs' default), ends the episode: reward -1, ``terminated`` True, ``info["illegal_action"]``
-  True. With ``illegal_action="raise"`` it raises ``IllegalMoveError`` and the game is unchanged.
+  True, a ``UserWarning``. With ``illegal_action="raise"`` it raises ``IllegalMoveError`` and the
+  game is unchanged.
   (Gymnasium's and SB3's ``check_env`` step with unmasked ``action_space.sample()`` actions, so
   the default must not raise.)
 - **Opponent**: ``"random"`` (a uniformly random legal move drawn from the env's ``np_random``)
@@ -32,8 +34,9 @@ learner receives is one where it is to move, or the last one of the episode.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -42,6 +45,7 @@ from gymnasium import spaces
 from mancala_envs.game import Game, IllegalMoveError, State, get_game
 
 Opponent = Callable[[dict[str, np.ndarray]], Any]
+ILLEGAL_WARNING = "an illegal learner action ended its episode with reward -1 (use the action masks)"
 
 
 def resolve_game(game: str | Game, params: dict[str, Any]) -> Game:
@@ -55,7 +59,7 @@ def resolve_game(game: str | Game, params: dict[str, Any]) -> Game:
     else:
         raise ValueError(f"game must be a game name or a mancala_envs.Game, got {game!r}")
     if result.max_plies < 2:
-        raise ValueError(f"max_plies must be at least 2 for a game against an opponent, got {result.max_plies}")
+        raise ValueError(f"max_plies must be at least 2 for a game with an opponent, got {result.max_plies}")
     return result
 
 
@@ -78,7 +82,7 @@ class SingleAgentEnv(gym.Env):
         illegal_action: ``"terminate"`` or ``"raise"``.
     """
 
-    metadata = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(
         self,
@@ -92,7 +96,10 @@ class SingleAgentEnv(gym.Env):
         self.game = resolve_game(game, game_params)
         if not (opponent == "random" if isinstance(opponent, str) else callable(opponent)):
             raise ValueError(f"opponent must be 'random' or a callable f(observation_dict), got {opponent!r}")
-        if not (seat == "random" if isinstance(seat, str) else seat in (0, 1) and not isinstance(seat, bool)):
+        if not (
+            seat == "random"
+            or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and seat in (0, 1))
+        ):
             raise ValueError(f"seat must be 'random', 0 or 1, got {seat!r}")
         if obs_format not in ("dict", "flat"):
             raise ValueError(f"obs_format must be 'dict' or 'flat', got {obs_format!r}")
@@ -114,8 +121,8 @@ class SingleAgentEnv(gym.Env):
         if isinstance(self.opponent, str):
             legal = self.game.legal_actions(state)
             return legal[int(self.np_random.integers(len(legal)))]
-        view = {"observation": self.game.observation(state, state.to_move), "action_mask": self.game.legal_mask(state)}
-        return self.opponent(view)
+        view = self.game.observation(state, state.to_move)
+        return self.opponent({"observation": view, "action_mask": self.game.legal_mask(state).copy()})
 
     def _play_opponent(self, state: State) -> State:
         """Let the opponent move while it is to move."""
@@ -132,7 +139,9 @@ class SingleAgentEnv(gym.Env):
         return {"observation": obs, "action_mask": mask} if self.obs_format == "dict" else obs
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.seat, "captured": np.array(self.state.captured), "ply": self.state.ply}
+        captured = self.state.captured
+        own, opp = int(captured[self.seat]), int(captured[1 - self.seat])
+        return {"seat": self.seat, "captured": (own, opp), "ply": self.state.ply}
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -144,7 +153,7 @@ class SingleAgentEnv(gym.Env):
         if self.state.is_over:  # no game of the core ends before each player has moved
             raise RuntimeError(f"the game ended before the learner's first move: {self.state!r}")
         self._over = False
-        return self._observation(self.game.legal_mask(self.state)), self._info()
+        return self._observation(self.game.legal_mask(self.state).copy()), self._info()
 
     def step(self, action: Any):
         """The learner's move, then the opponent's replies; returns Gymnasium's five values."""
@@ -161,6 +170,7 @@ class SingleAgentEnv(gym.Env):
             illegal = False
         else:
             illegal = True
+            warnings.warn(ILLEGAL_WARNING, UserWarning, stacklevel=2)
         info = self._info()
         terminated, truncated = illegal or self.state.done, self.state.truncated
         reward = 0.0
@@ -169,11 +179,15 @@ class SingleAgentEnv(gym.Env):
             reward = 1.0 if winner == self.seat else (-1.0 if winner == 1 - self.seat else 0.0)
             info.update(winner=winner, illegal_action=illegal)
             self._over = True
-        mask = np.zeros(n, np.int8) if self._over else self.game.legal_mask(self.state)
+        mask = np.zeros(n, np.int8) if self._over else self.game.legal_mask(self.state).copy()
         return self._observation(mask), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal mask (int8; all zero once the episode is over), for ``MaskablePPO``."""
         if self.state is None:
             raise RuntimeError("SingleAgentEnv.action_masks called before reset()")
-        return np.zeros(self.game.num_actions, np.int8) if self._over else self.game.legal_mask(self.state)
+        return (
+            np.zeros(self.game.num_actions, np.int8)
+            if self._over
+            else self.game.legal_mask(self.state).copy()
+        )
