@@ -4,6 +4,7 @@ The rules core (RULES.md §5): :func:`get_game`, :class:`Game`, :class:`State`,
 :class:`IllegalMoveError`, and the batched :func:`random_games`.
 """
 
+import mancala_envs._numba_cache  # noqa: F401  (first: keys numba's cache on the kernels' sources)
 from mancala_envs.game import Game, IllegalMoveError, RandomGames, State, get_game, random_games
 from mancala_envs.registration import register_envs
 from mancala_envs.rulesets import RULESETS, Ruleset

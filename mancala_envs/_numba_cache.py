@@ -1,0 +1,53 @@
+"""Keep numba's on-disk cache honest across modules.
+
+``@njit(cache=True)`` invalidates a cached function when its *own* file changes, not when a function
+it calls from another module does: after an edit to ``kernels.py``, the cached kernels of
+``vector.py`` or ``agents/search_kernels.py`` would keep running the old rules. This module adds a
+cache locator, for this project's files only, whose source stamp also carries a digest of every
+project module that holds compiled code (or the rules constants they read), so such an edit
+recompiles every dependent kernel. Other code's caches are untouched. Importing this module
+installs the locator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from numba.core import caching
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_PROJECT_DIRS = tuple(
+    d for d in (_PACKAGE_DIR, _PACKAGE_DIR.parent / "agents", _PACKAGE_DIR.parent / "training") if d.is_dir()
+)
+
+
+def _project_digest() -> str:
+    digest = hashlib.sha1()
+    for directory in _PROJECT_DIRS:
+        for path in sorted(directory.glob("*.py")):
+            source = path.read_bytes()
+            if b"njit" in source or path.name == "rulesets.py":
+                digest.update(path.name.encode())
+                digest.update(source)
+    return digest.hexdigest()
+
+
+_DIGEST = _project_digest()
+
+
+class ProjectCacheLocator(caching.InTreeCacheLocator):
+    """In-tree cache (``__pycache__``) for the project's kernels, stamped with the project digest."""
+
+    def get_source_stamp(self):
+        return super().get_source_stamp(), _DIGEST
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if Path(py_file).resolve().parent not in _PROJECT_DIRS:
+            return None
+        return super().from_function(py_func, py_file)
+
+
+if ProjectCacheLocator not in caching.CacheImpl._locator_classes:
+    caching.CacheImpl._locator_classes.insert(0, ProjectCacheLocator)
