@@ -134,7 +134,10 @@ def test_random_games_consistent_and_seeded(game):
             assert (cap.sum(axis=1) == game.total_seeds).all()
     else:  # Sadeqa II: the survivor wins; draws only when every move never ends
         assert set(np.unique(res.winner[finished])) <= {0, 1, -1}
-    assert (res.legal_moves >= res.plies).all()
+    assert res.legal_moves is None
+    counted = random_games(game, 50, seed=7, count_legal_moves=True)
+    assert (counted.legal_moves >= counted.plies).all()
+    assert (counted.legal_moves <= counted.plies * game.num_actions).all()
 
 
 @pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
