@@ -4,27 +4,31 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 # A CPU build where the machine has one on disk; pin it first so nothing pulls a CUDA build.
 TORCH ?= torch==2.13.0
+# Optional extras to install with the project: CI adds rllib (make test EXTRAS=dev,rllib).
+EXTRAS ?= dev
+comma := ,
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: demo test lint bench clean
 
-$(VENV)/.installed: pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[$(EXTRAS)]"
 	touch $@
 
-$(VENV)/.bench-installed: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e ".[dev,bench]"
+$(VENV)/.bench-installed: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[$(EXTRAS),bench]"
 	touch $@
 
-demo: $(VENV)/.installed  ## play a seeded random game of each game
+demo: $(STAMP)  ## play a seeded random game of each game
 	$(PY) -m mancala_envs.demo
 
-test: $(VENV)/.installed  ## lint, then the whole test suite
+test: $(STAMP)  ## lint, then the whole test suite
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -n 2
 
-lint: $(VENV)/.installed
+lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
