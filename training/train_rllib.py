@@ -1,0 +1,520 @@
+"""Train a mancala policy with Ray RLlib's PPO (new API stack), locally or on a Ray cluster.
+
+``mancala train-rllib --game sadeqa_ii --iterations 50 --out runs/sq`` (or
+``python -m training.train_rllib ...``); see ``docs/rllib.md`` for the cluster route.
+
+How it is put together (kept simple on purpose):
+
+* **Env.** :class:`RLlibMancalaEnv` is RLlib's :class:`PettingZooEnv` over the project's AEC env
+  (``first_player="random"``). Observations are renamed to ``{"observations", "action_mask"}``
+  (float32 mask), the keys RLlib's action-masking RLModule expects.
+* **One shared policy, masked.** The trained RLModule ``main`` (RLlib's
+  ``ActionMaskingTorchRLModule``, a PPO module that adds ``log(mask)`` to the logits) plays
+  *both* seats: the observation is always from the mover's side.
+* **Opponents.** At every reset the env draws the opponent with its own seeded generator from
+  the ``--opponent WEIGHT SPEC`` mixture (default ``self 0.4``, ``frozen 0.4``, ``random 0.1``,
+  ``greedy 0.1``) and the learner's seat (0 or 1, uniform):
+
+  - ``self``: ``main`` plays both seats (both sides' experience is trained on);
+  - ``frozen``: the other seat is played by one of ``--frozen`` frozen copies of ``main``
+    (modules ``frozen_0..K-1``, not trained). Every ``--snapshot-every`` iterations the current
+    ``main`` weights are copied into the next slot, round robin (slot ``(i / every - 1) mod K``);
+    at the start all slots hold the initial ``main``;
+  - any agent spec (``random``, ``greedy``, ``minimax:depth=2``, ...): that baseline plays the
+    other seat *inside* the env, so RLlib only sees the learner.
+
+  The role is carried in the agent id, ``"<module>@<seat>"`` (``main@0``, ``frozen_1@1``), and the
+  agent-to-module mapping is just the part before ``@``: deterministic and checkpoint-safe.
+* **Evaluation.** At every checkpoint the saved ``main`` is loaded through the arena adapter
+  (``agents.make_agent("rllib:path=OUT")``) and plays ``--eval-games`` seat-balanced games
+  against each ``--eval-opponents`` spec with :func:`agents.arena.play_match`.
+* **Files in OUT.** ``config.json`` (the run's options), ``checkpoint/`` (the latest algorithm
+  checkpoint, replaced atomically), ``progress.jsonl`` (one line per iteration) and ``eval.jsonl``
+  (one line per evaluation match). ``--resume`` restores ``checkpoint/`` and trains on until
+  ``--iterations`` iterations *in total* are done; the options that define the run (game, its
+  parameters, network, frozen slots) must be the same.
+
+Ray: without ``--address`` a local instance is started with ``--num-cpus`` CPUs (default: at most
+2) and no dashboard, and shut down at the end; with ``--address`` the run joins that cluster.
+If Ray is already initialised in this process (tests), that instance is used and left running.
+Seeds: ``--seed`` seeds RLlib (torch, env runners) and every env's generator (opponent, seat,
+first player, baseline agents); sampling on several env runners is not bit-for-bit repeatable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from agents.registry import make_agent
+from mancala_envs import get_game
+from mancala_envs.aec import MancalaEnv
+
+try:  # the rllib extra is optional: this module must import without it (for --help and errors)
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+except ImportError:  # pragma: no cover - exercised only without ray
+    PettingZooEnv = object  # type: ignore[assignment,misc]
+
+GAMES = ("songo_ewondo", "sadeqa_ii", "en_dodoi")
+MAIN = "main"
+LEAGUE = ("self", "frozen")  # opponents played by RLlib modules; anything else is an agent spec
+DEFAULT_OPPONENTS = (("0.4", "self"), ("0.4", "frozen"), ("0.1", "random"), ("0.1", "greedy"))
+CHECKPOINT = "checkpoint"
+RUN_DEFINING = ("game", "max_plies", "holes_per_row", "hidden", "frozen")
+
+
+# ---------------------------------------------------------------------------- env
+
+
+def frozen_ids(k: int) -> list[str]:
+    """Module ids of the ``k`` frozen copies of ``main``."""
+    return [f"frozen_{i}" for i in range(k)]
+
+
+def module_of(agent_id: str, *args: Any, **kwargs: Any) -> str:
+    """Agent-to-module mapping: the module named in the agent id ``"<module>@<seat>"``."""
+    return agent_id.partition("@")[0]
+
+
+def parse_opponents(pairs: Sequence[Sequence[str]], frozen: int) -> dict[str, float]:
+    """``[(weight, spec), ...]`` -> ``{spec: probability}``; ``ValueError`` naming a bad entry."""
+    weights: dict[str, float] = {}
+    for weight, spec in pairs:
+        try:
+            w = float(weight)
+        except ValueError:
+            raise ValueError(f"opponent weight {weight!r} (for {spec!r}) is not a number") from None
+        if not (w >= 0 and np.isfinite(w)):
+            raise ValueError(f"opponent weight for {spec!r} must be a finite number >= 0, got {weight!r}")
+        if spec not in LEAGUE:
+            make_agent(spec)  # raises ValueError naming the known agents for a bad spec
+        if spec == "frozen" and frozen < 1 and w > 0:
+            raise ValueError("opponent 'frozen' needs --frozen >= 1")
+        weights[spec] = weights.get(spec, 0.0) + w
+    total = sum(weights.values())
+    if total <= 0:
+        raise ValueError("the opponent weights must not all be zero")
+    return {spec: w / total for spec, w in weights.items() if w > 0}
+
+
+class RLlibMancalaEnv(PettingZooEnv):
+    """RLlib's :class:`PettingZooEnv` over a mancala AEC env, with the opponent mixture above.
+
+    ``config``: ``game``, ``game_params`` (``max_plies``, ``holes_per_row``), ``opponents``
+    (``{spec: probability}``), ``frozen`` (number of frozen slots) and ``seed``. Only the agent to
+    move gets an observation, except at the end, when every RLlib-played seat gets its last one.
+    ``reset``/``step`` are the wrapper's AEC loop plus the role ids and the in-env baseline.
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        config = dict(config or {})
+        game = get_game(config.get("game", "sadeqa_ii"), **config.get("game_params", {}))
+        super().__init__(MancalaEnv(game, first_player="random"))
+        self.game = game
+        self.opponents = config.get("opponents", {"self": 1.0})
+        self.frozen = frozen_ids(int(config.get("frozen", 0)))
+        worker = int(getattr(config, "worker_index", 0))
+        vector = int(getattr(config, "vector_index", 0))
+        self._rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
+        self._baselines: dict[str, Any] = {}
+        n = game.holes_per_row
+        obs_space = spaces.Dict(
+            {
+                "observations": self.env.observation_space("player_0")["observation"],
+                "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
+            }
+        )
+        self.possible_agents = [f"{m}@{seat}" for m in [MAIN, *self.frozen] for seat in (0, 1)]
+        self.agents = []
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self.env.action_space("player_0") for a in self.possible_agents}
+        self.observation_space = spaces.Dict(self.observation_spaces)
+        self.action_space = spaces.Dict(self.action_spaces)
+        self._ids: dict[str, str | None] = {}
+        self._baseline: Any = None
+        self._baseline_seat = ""
+
+    def _baseline_agent(self, spec: str) -> Any:
+        if spec not in self._baselines:
+            self._baselines[spec] = make_agent(spec, seed=int(self._rng.integers(2**31)))
+        return self._baselines[spec]
+
+    def _observe(self, player: str) -> dict[str, np.ndarray]:
+        raw = self.env.observe(player)
+        return {"observations": raw["observation"], "action_mask": raw["action_mask"].astype(np.float32)}
+
+    def _play_baseline(self) -> None:
+        env = self.env
+        while self._baseline is not None and env.agents and env.agent_selection == self._baseline_seat:
+            if env.terminations[self._baseline_seat] or env.truncations[self._baseline_seat]:
+                return
+            env.step(self._baseline.act(self.game, env.game_state))
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        specs = list(self.opponents)
+        opponent = specs[self._rng.choice(len(specs), p=list(self.opponents.values()))]
+        seat = int(self._rng.integers(2))
+        other = 1 - seat
+        self.env.reset(seed=int(self._rng.integers(2**31)))
+        self._baseline = None
+        ids: dict[str, str | None] = {f"player_{seat}": f"{MAIN}@{seat}"}
+        if opponent == "self":
+            ids[f"player_{other}"] = f"{MAIN}@{other}"
+        elif opponent == "frozen":
+            ids[f"player_{other}"] = f"{self.frozen[self._rng.integers(len(self.frozen))]}@{other}"
+        else:
+            ids[f"player_{other}"] = None
+            self._baseline, self._baseline_seat = self._baseline_agent(opponent), f"player_{other}"
+        self._ids = ids
+        self.agents = [a for a in ids.values() if a is not None]
+        self._play_baseline()
+        mover = self.env.agent_selection
+        return {ids[mover]: self._observe(mover)}, {}
+
+    def step(self, action_dict: dict[str, Any]):
+        env = self.env
+        env.step(action_dict[self._ids[env.agent_selection]])
+        self._play_baseline()
+        obs, rew, term, trunc, info = {}, {}, {}, {}, {}
+        while env.agents:
+            player = env.agent_selection
+            _, reward, terminated, truncated, player_info = env.last()
+            done = terminated or truncated
+            agent_id = self._ids[player]
+            if agent_id is not None:
+                obs[agent_id] = self._observe(player)
+                rew[agent_id], term[agent_id], trunc[agent_id] = reward, terminated, truncated
+                info[agent_id] = player_info
+            if not done:
+                break
+            env.step(None)
+        over = not env.agents
+        ended = over and any(term.values())  # a natural end (or a forfeit), else a truncation
+        term["__all__"], trunc["__all__"] = ended, over and not ended
+        return obs, rew, term, trunc, info
+
+
+# ---------------------------------------------------------------------------- algorithm
+
+
+def game_params(opts: dict[str, Any]) -> dict[str, Any]:
+    """The ``get_game`` keyword arguments of a run."""
+    params = {"max_plies": opts["max_plies"]}
+    if opts["holes_per_row"] is not None:
+        params["holes_per_row"] = opts["holes_per_row"]
+    return params
+
+
+def build_config(opts: dict[str, Any]) -> Any:
+    """The RLlib ``PPOConfig`` of a run described by ``opts`` (the contents of ``config.json``)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    env_config = {
+        "game": opts["game"],
+        "game_params": game_params(opts),
+        "opponents": opts["opponents"],
+        "frozen": opts["frozen"],
+        "seed": opts["seed"],
+    }
+    probe = RLlibMancalaEnv(env_config)
+    spec = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        observation_space=probe.observation_spaces[f"{MAIN}@0"],
+        action_space=probe.action_spaces[f"{MAIN}@0"],
+        model_config={"fcnet_hiddens": list(opts["hidden"]), "fcnet_activation": "relu"},
+    )
+    modules = [MAIN, *frozen_ids(opts["frozen"])]
+    return (
+        PPOConfig()
+        # RLlib's env checker steps unmasked random actions (illegal-move warnings); the env is
+        # checked by tests/test_rllib.py instead.
+        .environment(RLlibMancalaEnv, env_config=env_config, disable_env_checking=True)
+        .env_runners(
+            num_env_runners=opts["num_env_runners"],
+            num_cpus_per_env_runner=opts["cpus_per_env_runner"],
+            num_envs_per_env_runner=opts["envs_per_env_runner"],
+        )
+        .learners(num_learners=0)
+        .training(
+            train_batch_size_per_learner=opts["train_batch_size"],
+            minibatch_size=opts["minibatch_size"],
+            num_epochs=opts["num_epochs"],
+            lr=opts["lr"],
+            entropy_coeff=opts["entropy_coeff"],
+        )
+        .multi_agent(policies=set(modules), policy_mapping_fn=module_of, policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=dict.fromkeys(modules, spec)))
+        .debugging(seed=opts["seed"])
+    )
+
+
+def snapshot(algo: Any, slot: str) -> None:
+    """Copy the learner's ``main`` weights into the frozen module ``slot`` (learner and env runners)."""
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")
+    weights = state["learner"]["rl_module"][MAIN]
+    algo.learner_group.set_state({"learner": {"rl_module": {slot: weights}}})
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, policies=[slot], inference_only=True
+    )
+
+
+def save(algo: Any, out: Path) -> Path:
+    """Write the algorithm checkpoint to ``out/checkpoint`` (a fresh folder renamed into place)."""
+    final, tmp, old = out / CHECKPOINT, out / f"{CHECKPOINT}.tmp", out / f"{CHECKPOINT}.old"
+    shutil.rmtree(tmp, ignore_errors=True)
+    algo.save_to_path(str(tmp.resolve()))
+    if final.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        final.rename(old)
+    tmp.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def evaluate(out: Path, game: Any, opponents: Sequence[str], n_games: int, seed: int) -> list[dict[str, Any]]:
+    """Arena matches of the checkpoint in ``out`` (as ``rllib:path=OUT``) against each opponent."""
+    from agents.arena import play_match
+
+    agent = make_agent(f"rllib:path={out}", seed=seed)
+    rows = []
+    for spec in opponents:
+        m = play_match(game, agent, spec, n_games, seed=seed)
+        rows.append(
+            {
+                "opponent": spec,
+                "wins": m.wins,
+                "draws": m.draws,
+                "losses": m.losses,
+                "score": round(m.score, 4),
+            }
+        )
+    return rows
+
+
+def _append_json(path: Path, row: dict[str, Any]) -> None:
+    with path.open("a") as fh:
+        fh.write(json.dumps(row) + "\n")
+
+
+def _keep_until(path: Path, iteration: int) -> None:
+    """Keep the lines of a JSON-lines log whose ``iteration`` is at most ``iteration``."""
+    if path.is_file():
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        kept = [line for line in lines if json.loads(line)["iteration"] <= iteration]
+        path.write_text("".join(line + "\n" for line in kept))
+
+
+def iteration_row(result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """The line of ``progress.jsonl`` for one ``algo.train()`` result."""
+    runners = result.get("env_runners", {})
+    steps = runners.get("num_env_steps_sampled", 0)
+    return {
+        "iteration": result["training_iteration"],
+        "env_steps": int(steps),
+        "env_steps_lifetime": int(runners.get("num_env_steps_sampled_lifetime", 0)),
+        "episodes": int(runners.get("num_episodes", 0)),
+        "seconds": round(seconds, 3),
+        "env_steps_per_s": round(steps / seconds, 1) if seconds > 0 else None,  # sampling + learning
+        "main_return_mean": runners.get("module_episode_returns_mean", {}).get(MAIN),
+    }
+
+
+# ---------------------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mancala train-rllib",
+        description="PPO with Ray RLlib: one shared masked policy, self-play against frozen copies and "
+        "baselines, arena evaluation, checkpoints and resume (docs/rllib.md).",
+    )
+    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--iterations", type=int, required=True, help="train until this many iterations in total")
+    p.add_argument(
+        "--out", required=True, help="run folder: config.json, checkpoint/, progress.jsonl, eval.jsonl"
+    )
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    p.add_argument(
+        "--address", help="Ray cluster to join (e.g. HEAD_IP:6379 or auto); default: start a local one"
+    )
+    p.add_argument("--num-cpus", type=int, help="CPUs of the local Ray instance (default: min(2, cores))")
+    p.add_argument("--num-env-runners", type=int, default=1, help="0 samples in the driver process")
+    p.add_argument("--cpus-per-env-runner", type=float, default=1.0)
+    p.add_argument("--envs-per-env-runner", type=int, default=8, help="vectorised envs in each env runner")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-plies", type=int, default=1000)
+    p.add_argument("--holes-per-row", type=int, help="En Dodoi width (6..10)")
+    p.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="hidden layer sizes")
+    p.add_argument("--frozen", type=int, default=3, help="number of frozen copies of main (0: none)")
+    p.add_argument("--snapshot-every", type=int, default=5, help="iterations between frozen snapshots")
+    p.add_argument(
+        "--opponent",
+        nargs=2,
+        action="append",
+        metavar=("WEIGHT", "SPEC"),
+        help="training opponent mixture, repeatable: self, frozen or an agent spec "
+        "(default: 0.4 self, 0.4 frozen, 0.1 random, 0.1 greedy)",
+    )
+    p.add_argument("--train-batch-size", type=int, default=4000, help="env steps per iteration")
+    p.add_argument("--minibatch-size", type=int, default=256)
+    p.add_argument("--num-epochs", type=int, default=5)
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--entropy-coeff", type=float, default=0.01)
+    p.add_argument(
+        "--checkpoint-every", type=int, default=5, help="iterations between checkpoints (+ at the end)"
+    )
+    p.add_argument("--eval-opponents", nargs="*", default=["random", "greedy"], help="agent specs")
+    p.add_argument(
+        "--eval-games", type=int, default=20, help="games per opponent at each checkpoint (0: none)"
+    )
+    return p
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    positive = (
+        "iterations",
+        "train_batch_size",
+        "minibatch_size",
+        "num_epochs",
+        "checkpoint_every",
+        "snapshot_every",
+        "envs_per_env_runner",
+    )
+    for name in positive:
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    for name in ("num_env_runners", "frozen", "eval_games", "seed"):
+        if getattr(args, name) < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if args.cpus_per_env_runner <= 0:
+        raise ValueError(f"--cpus-per-env-runner must be > 0, got {args.cpus_per_env_runner}")
+    if args.eval_games % 2:
+        raise ValueError(f"--eval-games must be even (seat-balanced matches), got {args.eval_games}")
+    if args.holes_per_row is not None and args.game != "en_dodoi":
+        raise ValueError("--holes-per-row applies to en_dodoi only")
+    params = {"max_plies": args.max_plies}
+    if args.holes_per_row is not None:
+        params["holes_per_row"] = args.holes_per_row
+    get_game(args.game, **params)  # validates the game parameters
+    for spec in args.eval_opponents:
+        make_agent(spec)
+    opts = {
+        k: v for k, v in vars(args).items() if k not in ("resume", "address", "num_cpus", "opponent", "out")
+    }
+    opts["opponents"] = parse_opponents(args.opponent or DEFAULT_OPPONENTS, args.frozen)
+    return opts
+
+
+def _prepare_out(out: Path, opts: dict[str, Any], resume: bool) -> None:
+    config_file = out / "config.json"
+    if resume:
+        if not (out / CHECKPOINT).is_dir() or not config_file.is_file():
+            raise ValueError(f"--resume: {out} holds no run to resume (no {CHECKPOINT}/ and config.json)")
+        saved = json.loads(config_file.read_text())
+        changed = [k for k in RUN_DEFINING if saved.get(k) != opts[k]]
+        if changed:
+            raise ValueError(f"--resume: options differ from the saved run in {out}: {', '.join(changed)}")
+    elif (out / CHECKPOINT).exists():
+        raise ValueError(f"{out} already holds a run; pass --resume to continue it or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(json.dumps(opts, indent=2) + "\n")
+
+
+def train(args: argparse.Namespace) -> int:
+    """Run the training described by the parsed command line; returns the exit status."""
+    opts = _options(args)
+    out = Path(args.out)
+    _prepare_out(out, opts, args.resume)
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("train-rllib needs the rllib extra: pip install -e '.[rllib]'") from None
+
+    own_ray = not ray.is_initialized()
+    if own_ray:
+        if args.address:
+            ray.init(address=args.address)
+        else:
+            cpus = args.num_cpus or min(2, os.cpu_count() or 1)
+            ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    game = get_game(args.game, **game_params(opts))
+    algo = None
+    try:
+        needed = opts["num_env_runners"] * opts["cpus_per_env_runner"]
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if needed > cpus:
+            raise ValueError(
+                f"{opts['num_env_runners']} env runners x {opts['cpus_per_env_runner']} CPUs need {needed:g} "
+                f"CPUs, the Ray cluster has {cpus:g} (use --num-cpus, fewer runners or --cpus-per-env-runner)"
+            )
+        algo = build_config(opts).build_algo()
+        if args.resume:
+            algo.restore_from_path(str((out / CHECKPOINT).resolve()))
+            print(f"resumed {out / CHECKPOINT} at iteration {algo.iteration}", flush=True)
+            for log in ("progress.jsonl", "eval.jsonl"):  # drop what was logged after the checkpoint
+                _keep_until(out / log, algo.iteration)
+        while algo.iteration < args.iterations:
+            start = time.perf_counter()
+            result = algo.train()
+            row = iteration_row(result, time.perf_counter() - start)
+            it = algo.iteration
+            if opts["frozen"] and it % args.snapshot_every == 0:
+                slot = frozen_ids(opts["frozen"])[(it // args.snapshot_every - 1) % opts["frozen"]]
+                snapshot(algo, slot)
+                row["snapshot"] = slot
+            _append_json(out / "progress.jsonl", row)
+            print(
+                f"iter {it}: {row['env_steps']} env steps in {row['seconds']:.1f}s "
+                f"({row['env_steps_per_s']} steps/s), main return {row['main_return_mean']}",
+                flush=True,
+            )
+            if it % args.checkpoint_every == 0 or it == args.iterations:
+                path = save(algo, out)
+                print(f"checkpoint: {path}", flush=True)
+                if args.eval_games and args.eval_opponents:
+                    for match in evaluate(out, game, args.eval_opponents, args.eval_games, args.seed + it):
+                        _append_json(out / "eval.jsonl", {"iteration": it, **match})
+                        print(
+                            f"  eval vs {match['opponent']}: score {match['score']} "
+                            f"({match['wins']}W {match['draws']}D {match['losses']}L)",
+                            flush=True,
+                        )
+    finally:
+        if algo is not None:
+            algo.stop()
+        if own_ray:
+            ray.shutdown()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point (``mancala train-rllib``); bad options print one line and return 2."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        return train(args)
+    except ValueError as e:
+        print(f"mancala train-rllib: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
