@@ -23,9 +23,9 @@ PROG = "mancala"
 
 # Subcommands living in other packages: name -> (module exposing ``main(argv) -> int``, summary).
 EXTERNAL_COMMANDS: dict[str, tuple[str, str]] = {
-    "train": ("training.cli", "train a MaskablePPO policy (training package)"),
+    "train": ("training.train_ppo", "train a MaskablePPO policy (training package)"),
     "evaluate": ("training.evaluate", "evaluate a trained policy against baselines (training package)"),
-    "train-rllib": ("training.rllib", "train with RLlib (training package)"),
+    "train-rllib": ("training.train_rllib", "train with RLlib (training package)"),
 }
 
 

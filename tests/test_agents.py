@@ -1,0 +1,433 @@
+"""The baseline agents: registry, legality, determinism, search correctness, policy, human, strength."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import numpy as np
+import pytest
+
+import agents.minimax as minimax_module
+import agents.policy as policy_module
+from agents import (
+    GreedyAgent,
+    HumanAgent,
+    MCTSAgent,
+    MinimaxAgent,
+    PolicyAgent,
+    RandomAgent,
+    make_agent,
+)
+from agents.greedy import immediate_gain
+from agents.search_kernels import MAX_EXTENSION, WIN
+from mancala_envs import GAMES, Game, State, get_game
+
+SPECS = ["random", "greedy", "minimax:depth=3", "mcts:sims=200"]
+
+
+def random_positions(game: Game, count: int, seed: int, max_plies: int = 60) -> list[State]:
+    """Running positions reached by seeded random play, each with two legal moves or more."""
+    rng = np.random.default_rng(seed)
+    out: list[State] = []
+    while len(out) < count:
+        s = game.initial_state(int(rng.integers(2)))
+        for _ in range(int(rng.integers(0, max_plies))):
+            if s.is_over:
+                break
+            legal = game.legal_actions(s)
+            s = game.apply(s, legal[rng.integers(len(legal))])
+        if not s.is_over and len(game.legal_actions(s)) > 1:
+            out.append(s)
+    return out
+
+
+def play(game: Game, agent0, agent1) -> tuple[int | None, list[int]]:
+    """One game from the start (player 0 first); returns the winner and the moves."""
+    s = game.initial_state()
+    seats = (agent0, agent1)
+    moves = []
+    while not s.is_over:
+        a = seats[s.to_move].act(game, s)
+        moves.append(a)
+        s = game.apply(s, a)  # raises IllegalMoveError on an illegal move
+    return s.winner, moves
+
+
+def match_score(game: Game, spec_a: str, spec_b: str, n_games: int, seed: int) -> float:
+    """(wins + draws / 2) / games for ``spec_a``, which plays each seat in half of the games."""
+    points = 0.0
+    for i in range(n_games):
+        a = make_agent(spec_a, seed=seed + 2 * i)
+        b = make_agent(spec_b, seed=seed + 2 * i + 1)
+        seat = i % 2
+        winner, _ = play(game, a, b) if seat == 0 else play(game, b, a)
+        points += 1.0 if winner == seat else 0.5 if winner in (-1, None) else 0.0
+    return points / n_games
+
+
+# --------------------------------------------------------------------------- registry
+
+
+@pytest.mark.parametrize(
+    ("spec", "cls", "attrs"),
+    [
+        ("random", RandomAgent, {}),
+        ("greedy", GreedyAgent, {}),
+        ("minimax:depth=4", MinimaxAgent, {"depth": 4, "time": None}),
+        ("minimax:depth=6,time=0.5", MinimaxAgent, {"depth": 6, "time": 0.5}),
+        ("mcts:sims=1000", MCTSAgent, {"sims": 1000, "c": 1.4, "time": None}),
+        ("mcts:sims=1000,c=1.4,time=0.2", MCTSAgent, {"sims": 1000, "c": 1.4, "time": 0.2}),
+        ("mcts: sims = 50 , c=2", MCTSAgent, {"sims": 50, "c": 2.0}),
+        ("policy:sample=true", PolicyAgent, {"sample": True, "model": None}),
+        ("human", HumanAgent, {}),
+    ],
+)
+def test_make_agent_builds_each_spec(spec, cls, attrs):
+    agent = make_agent(spec, seed=3)
+    assert isinstance(agent, cls)
+    assert agent.name == spec.replace(" ", "")
+    assert isinstance(agent.rng, np.random.Generator)
+    for key, value in attrs.items():
+        assert getattr(agent, key) == value
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("alphazero", "known agents: random; greedy; minimax"),
+        ("minimax:deep=3", "accepted: depth, time"),
+        ("mcts:simulations=3", "accepted: sims, c, time"),
+        ("random:x=1", "accepted: none"),
+        ("minimax:depth=four", "'four' is not an integer"),
+        ("minimax:depth=0", "depth must be an integer in 1..60"),
+        ("mcts:sims=-5", "sims must be a positive integer"),
+        ("mcts:c=-1", "c must be a non-negative number"),
+        ("mcts:time=0", "time must be a positive number"),
+        ("minimax:depth", "malformed parameter 'depth'"),
+        ("minimax:depth=3,depth=4", "given twice"),
+        ("policy:sample=maybe", "not a boolean"),
+        ("policy:path=/nonexistent/model.zip", "does not exist"),
+        ("", "non-empty string"),
+    ],
+)
+def test_make_agent_rejects_bad_specs(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)
+
+
+def test_make_agent_rejects_bad_seed():
+    with pytest.raises(ValueError, match="seed"):
+        make_agent("random", seed=-1)
+
+
+# --------------------------------------------------------------------------- legality, determinism
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_agents_play_legal_and_deterministic_games(name):
+    game = get_game(name)
+    for spec in SPECS:
+        first = play(game, make_agent(spec, seed=11), make_agent("random", seed=12))
+        again = play(game, make_agent(spec, seed=11), make_agent("random", seed=12))
+        assert first == again, spec
+    a = play(game, make_agent("random", seed=1), make_agent("random", seed=2))[1]
+    b = play(game, make_agent("random", seed=5), make_agent("random", seed=2))[1]
+    assert a != b
+
+
+@pytest.mark.parametrize("spec", [*SPECS, "policy"])
+def test_agents_refuse_finished_games(spec):
+    game = get_game("sadeqa_ii")
+    over = game.state_from([0] * 6 + [3] * 6, captured=[18, 0], to_move=0)
+    assert over.is_over
+    with pytest.raises(ValueError, match="game is over"):
+        make_agent(spec).act(game, over)
+
+
+def test_random_batch_matches_legal_masks():
+    game = get_game("en_dodoi", holes_per_row=6)
+    states = np.stack([s.array for s in random_positions(game, 40, seed=4)])
+    states = np.vstack([states, game.state_from([0] * 6 + [8] * 6, [0, 0], to_move=0).array])
+    actions = RandomAgent(seed=0).act_batch(game, states)
+    masks = game.legal_masks(states)
+    assert actions[-1] == -1
+    assert all(masks[i, a] for i, a in enumerate(actions[:-1]))
+    assert np.array_equal(actions, RandomAgent(seed=0).act_batch(game, states))
+
+
+# --------------------------------------------------------------------------- greedy
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_greedy_takes_a_win_else_the_best_gain(name):
+    game = get_game(name)
+    agent = GreedyAgent(seed=0)
+    for s in random_positions(game, 40, seed=7, max_plies=150):
+        me = s.to_move
+        children = {a: game.apply(s, a) for a in game.legal_actions(s)}
+        gains = {a: immediate_gain(game, s, c, me) for a, c in children.items()}
+        wins = [a for a, c in children.items() if c.done and c.winner == me]
+        choice = agent.act(game, s)
+        if wins:
+            assert choice in wins
+        else:
+            assert gains[choice] == max(gains.values())
+
+
+def test_greedy_gain_in_each_games_terms():
+    songo = get_game("songo_ewondo")
+    # player 0's hole 1 (2 seeds, sown clockwise) ends in player 1's 1-seed hole: a capture
+    s = songo.state_from([1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1], captured=[17, 16], to_move=0)
+    after = songo.apply(s, 1)
+    assert immediate_gain(songo, s, after, 0) == after.captured[0] - 17 > 0
+    sadeqa = get_game("sadeqa_ii")
+    t = sadeqa.initial_state()
+    after = sadeqa.apply(t, 5)
+    own, opp = after.board[:6].sum(), after.board[6:].sum()
+    assert immediate_gain(sadeqa, t, after, 0) == own - opp
+
+
+def test_greedy_breaks_ties_at_random():
+    game = get_game("sadeqa_ii")
+    s = game.state_from([1, 0, 1, 0, 1, 0, 0, 2, 0, 2, 0, 2], captured=[15, 12], to_move=0)
+    keys = {a: immediate_gain(game, s, game.apply(s, a), 0) for a in game.legal_actions(s)}
+    best = [a for a, k in keys.items() if k == max(keys.values())]
+    assert len(best) > 1  # a position with tied best moves
+    chosen = {GreedyAgent(seed=k).act(game, s) for k in range(30)}
+    assert chosen == set(best)
+
+
+# --------------------------------------------------------------------------- minimax
+
+
+def reference_value(game: Game, s: State, left: int, weights, extended: int = 0) -> int:
+    """Plain negamax (no pruning, no table) with the agent's heuristic and single-reply extension."""
+    n, p = game.holes_per_row, s.to_move
+    if s.is_over:
+        if s.truncated or s.winner == -1:
+            return 0
+        return WIN + left if s.winner == p else -WIN - left
+    if left == 0:
+        cap = int(s.captured[p]) - int(s.captured[1 - p])
+        own, opp = s.board[p * n : p * n + n], s.board[(1 - p) * n : (2 - p) * n]
+        rows = int(own.sum()) - int(opp.sum())
+        holes = int((own > 0).sum()) - int((opp > 0).sum())
+        return weights[0] * cap + weights[1] * rows + weights[2] * holes
+    legal = game.legal_actions(s)
+    extend = len(legal) == 1 and extended < MAX_EXTENSION
+    best = -(1 << 62)
+    for a in legal:
+        c = game.apply(s, a)
+        v = reference_value(game, c, left if extend else left - 1, weights, extended + extend)
+        best = max(best, v if c.to_move == p else -v)  # credited by player id
+    return best
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_alphabeta_equals_plain_negamax(name, monkeypatch):
+    game = get_game(name)
+    weights = (*minimax_module.HEURISTIC_WEIGHTS[name][:3], -1)  # low-material extension off
+    monkeypatch.setitem(minimax_module.HEURISTIC_WEIGHTS, name, weights)
+    for k, s in enumerate(random_positions(game, 12, seed=5)):
+        agent = MinimaxAgent(depth=3, seed=k)
+        move, values = agent.search(game, s)
+        expected = {}
+        for a in game.legal_actions(s):
+            c = game.apply(s, a)
+            v = reference_value(game, c, 2, weights)
+            expected[a] = v if c.to_move == s.to_move else -v
+        assert values[move] == max(expected.values())
+        assert expected[move] == max(expected.values())
+        assert agent.last_depth == 3 and agent.last_nodes > 0 and agent.nodes_per_second > 0
+
+
+def positions_with_a_winning_move(game: Game, count: int, seed: int) -> list[tuple[State, list[int]]]:
+    """Positions of seeded random games where some legal moves win at once and others do not."""
+    rng = np.random.default_rng(seed)
+    out: list[tuple[State, list[int]]] = []
+    for _ in range(200):
+        s = game.initial_state()
+        while not s.is_over and len(out) < count:
+            legal = game.legal_actions(s)
+            wins = [a for a in legal if (c := game.apply(s, a)).done and c.winner == s.to_move]
+            if wins and len(wins) < len(legal):
+                out.append((s, wins))
+            s = game.apply(s, legal[rng.integers(len(legal))])
+    assert len(out) == count
+    return out
+
+
+# Not Songo: there a move that ends the game (SE9) leaves every other move ending it too.
+WIN_GAMES = ["sadeqa_ii", "en_dodoi"]
+
+
+@pytest.mark.parametrize("name", WIN_GAMES)
+def test_minimax_takes_an_immediate_win(name):
+    game = get_game(name)
+    for k, (s, wins) in enumerate(positions_with_a_winning_move(game, 5, seed=9)):
+        assert MinimaxAgent(depth=4, seed=k).act(game, s) in wins
+
+
+def test_minimax_time_budget_stops_the_deepening():
+    game = get_game("songo_ewondo")
+    s = random_positions(game, 1, seed=2, max_plies=10)[0]
+    agent = make_agent("minimax:depth=40,time=0.05")
+    start = time.perf_counter()
+    move = agent.act(game, s)
+    assert time.perf_counter() - start < 1.0
+    assert move in game.legal_actions(s)
+    assert 1 <= agent.last_depth < 40
+
+
+# --------------------------------------------------------------------------- MCTS
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_mcts_visits_and_choice(name):
+    game = get_game(name)
+    s = random_positions(game, 1, seed=3)[0]
+    agent = MCTSAgent(sims=300, seed=1)
+    visits = agent.search(game, s)
+    mask = game.legal_mask(s)
+    assert visits.sum() == 300 and agent.last_sims == 300
+    assert np.all(visits[mask == 0] == 0) and np.all(visits[mask == 1] >= 1)
+    assert MCTSAgent(sims=300, seed=1).act(game, s) == int(np.argmax(visits))
+
+
+@pytest.mark.parametrize("name", WIN_GAMES)
+def test_mcts_takes_an_immediate_win(name):
+    """Rewards credited to the wrong player would steer the search away from these moves."""
+    game = get_game(name)
+    for k, (s, wins) in enumerate(positions_with_a_winning_move(game, 3, seed=13)):
+        assert MCTSAgent(sims=1000, seed=k).act(game, s) in wins
+
+
+def test_mcts_respects_its_time_budget():
+    agent = make_agent("mcts:sims=200000,time=0.05")
+    songo = get_game("songo_ewondo")
+    start = time.perf_counter()
+    agent.act(songo, songo.initial_state())
+    assert time.perf_counter() - start < 1.0
+    assert 0 < agent.last_sims < 200000
+
+
+# --------------------------------------------------------------------------- policy
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory):
+    """Two tiny MaskablePPO checkpoints on Sadeqa II: flat and dict observations."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from mancala_envs.wrappers import SingleAgentEnv
+
+    out = {}
+    folder = tmp_path_factory.mktemp("policies")
+    for fmt, policy in (("flat", "MlpPolicy"), ("dict", "MultiInputPolicy")):
+        env = SingleAgentEnv("sadeqa_ii", obs_format=fmt)
+        model = MaskablePPO(
+            policy,
+            env,
+            n_steps=32,
+            batch_size=16,
+            n_epochs=1,
+            seed=0,
+            device="cpu",
+            policy_kwargs={"net_arch": [8]},
+        )
+        model.learn(64)
+        model.save(folder / f"{fmt}.zip")
+        out[fmt] = folder / f"{fmt}.zip"
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["flat", "dict"])
+def test_policy_agent_plays_masked_argmax(tiny_models, fmt):
+    from sb3_contrib import MaskablePPO
+
+    game = get_game("sadeqa_ii")
+    model = MaskablePPO.load(tiny_models[fmt], device="cpu")
+    agent = make_agent(f"policy:path={tiny_models[fmt]}")
+    positions = random_positions(game, 20, seed=21, max_plies=20)
+    for s in positions:
+        obs = game.observation(s, s.to_move)
+        mask = game.legal_mask(s)
+        net_obs = {"observation": obs, "action_mask": mask} if fmt == "dict" else obs
+        expected, _ = model.predict(net_obs, action_masks=mask.astype(bool), deterministic=True)
+        assert agent.act(game, s) == int(expected)
+    batch = np.stack([s.array for s in positions])
+    assert agent.act_batch(game, batch).tolist() == [agent.act(game, s) for s in positions]
+
+
+def test_policy_agent_sampling_is_seeded_and_legal(tiny_models):
+    game = get_game("sadeqa_ii")
+    spec = f"policy:path={tiny_models['flat']},sample=true"
+    first = play(game, make_agent(spec, seed=4), make_agent("random", seed=5))
+    assert first == play(game, make_agent(spec, seed=4), make_agent("random", seed=5))
+
+
+def test_policy_agent_rejects_other_games(tiny_models):
+    agent = make_agent(f"policy:path={tiny_models['flat']}")
+    songo = get_game("songo_ewondo")
+    with pytest.raises(ValueError, match="expects observations of shape"):
+        agent.act(songo, songo.initial_state())
+
+
+def test_policy_agent_wraps_a_torch_callable_and_shipped_models(tiny_models, tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    game = get_game("en_dodoi", holes_per_row=6)
+
+    def prefers_last_hole(obs, mask):
+        assert obs.dtype == torch.float32 and mask.dtype == torch.bool
+        return torch.arange(mask.shape[1], dtype=torch.float32).repeat(obs.shape[0], 1)
+
+    agent = PolicyAgent(model=prefers_last_hole)
+    for s in random_positions(game, 10, seed=8):
+        assert agent.act(game, s) == max(game.legal_actions(s))
+    monkeypatch.setattr(policy_module, "MODELS_DIR", tmp_path)
+    sadeqa = get_game("sadeqa_ii")
+    with pytest.raises(ValueError, match="no shipped policy for sadeqa_ii"):
+        make_agent("policy").act(sadeqa, sadeqa.initial_state())
+    (tmp_path / "sadeqa_ii.zip").write_bytes(tiny_models["flat"].read_bytes())
+    assert make_agent("policy").act(sadeqa, sadeqa.initial_state()) == 5  # SQ4: the only legal move
+
+
+# --------------------------------------------------------------------------- human
+
+
+def test_human_agent_explains_and_asks_again():
+    game = get_game("songo_ewondo")
+    s = game.state_from([0, 0, 3, 4, 5, 6, 7] + [5] * 7, captured=[10, 0], to_move=0)
+    out = io.StringIO()
+    agent = HumanAgent(input_stream=io.StringIO("two\n9\n1\n?\n3\n"), output_stream=out)
+    assert agent.act(game, s) == 3
+    text = out.getvalue()
+    assert "'two' is not a hole number" in text
+    assert "there is no hole 9" in text
+    assert "hole 1 cannot be played: it is empty" in text
+    assert "legal holes: 2, 3, 4, 5, 6" in text
+    assert "captured" in text  # the board was shown
+    with pytest.raises(EOFError):
+        HumanAgent(input_stream=io.StringIO("x\n"), output_stream=io.StringIO()).act(game, s)
+
+
+def test_human_agent_names_rule_forbidden_moves():
+    sadeqa = get_game("sadeqa_ii")  # SQ4: the first move must be the rightmost hole
+    out = io.StringIO()
+    agent = HumanAgent(input_stream=io.StringIO("0\n5\n"), output_stream=out)
+    assert agent.act(sadeqa, sadeqa.initial_state()) == 5
+    assert "hole 0 cannot be played: the rules forbid it here" in out.getvalue()
+
+
+# --------------------------------------------------------------------------- strength
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_strength_margins(name):
+    """Small seeded samples of the README's figures (seats balanced)."""
+    game = get_game(name)
+    assert match_score(game, "minimax:depth=4", "random", 20, seed=100) >= 0.9
+    assert match_score(game, "minimax:depth=4", "greedy", 20, seed=200) >= 0.65
+    assert match_score(game, "mcts:sims=1000", "random", 10, seed=300) >= 0.9
