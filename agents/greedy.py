@@ -1,15 +1,18 @@
-"""The one-ply greedy agent: it tries every legal move with ``game.apply`` and keeps the best."""
+"""The one-ply greedy agent: an immediate win if there is one, else the largest immediate gain in
+the game's own terms, ties at random (compiled: :func:`mancala_envs.analysis.greedy_action`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from mancala_envs import Game, State
+from mancala_envs.analysis import greedy_action, greedy_actions
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 
 
 def immediate_gain(game: Game, before: State, after: State, player: int) -> int:
-    """What ``player``'s move from ``before`` to ``after`` gained in the game's own terms.
+    """What ``player``'s move from ``before`` to ``after`` gained in the game's own terms, through
+    the public API (the definition the compiled policy implements; tests check one against the other).
 
     Games won on captures (Songo Ewondo, En Dodoi): the seeds captured by the move (end-of-game
     board seeds going to the last mover included). Sadeqa II, won by survival, where captures do not
@@ -31,15 +34,12 @@ class GreedyAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, game: Game, state: State) -> int:
-        legal = game.legal_actions(state)
-        if not legal:
+        if state.is_over:
             raise ValueError("no legal move: the game is over")
-        me = state.to_move
-        keys = []
-        for a in legal:
-            after = game.apply(state, a)
-            won = after.done and after.winner == me
-            keys.append((won, immediate_gain(game, state, after, me)))
-        best = max(keys)
-        ties = [a for a, k in zip(legal, keys, strict=True) if k == best]
-        return int(ties[self.rng.integers(len(ties))])
+        scratch = np.empty(game.state_size, dtype=np.int32)
+        ties = np.empty(game.num_actions, dtype=np.int64)
+        return int(greedy_action(state.array, game.rules, self.rng, scratch, ties))
+
+    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """The greedy move of every row of a batch of running packed states."""
+        return greedy_actions(np.ascontiguousarray(states), game.rules, self.rng)

@@ -61,6 +61,18 @@ def greedy_action(state, rules, rng, scratch, ties):
 
 
 @njit(cache=True)
+def greedy_actions(states, rules, rng):
+    """:func:`greedy_action` for every row of a batch of running packed states."""
+    n = rules[R_HOLES]
+    out = np.empty(states.shape[0], dtype=np.int64)
+    scratch = np.empty(states.shape[1], dtype=states.dtype)
+    ties = np.empty(n, dtype=np.int64)
+    for i in range(states.shape[0]):
+        out[i] = greedy_action(states[i], rules, rng, scratch, ties)
+    return out
+
+
+@njit(cache=True)
 def never_ending_moves(state, rules, scratch, saved):
     """How many of the mover's non-empty holes start a relay that never ends (SQ5/ED3)."""
     n = rules[R_HOLES]
