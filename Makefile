@@ -9,7 +9,7 @@ EXTRAS ?= dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test lint bench clean
+.PHONY: train demo test lint bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml Makefile
 $(VENV)/.bench-installed: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[$(EXTRAS),bench]"
 	touch $@
+
+train: $(STAMP)  ## the main job: train MaskablePPO on Songo Ewondo (< 10 min on 2 cores), evaluate it
+	$(PY) -m training.train_ppo $(ARGS)
 
 demo: $(STAMP)  ## play a seeded random game of each game
 	$(PY) -m mancala_envs.demo
