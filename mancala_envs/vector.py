@@ -44,6 +44,15 @@ Conventions (the same as :class:`~mancala_envs.wrappers.SingleAgentEnv` unless s
   more when an opponent's reply ended a game that restarts with the opponent to move first. An
   illegal opponent action raises.
   After an opponent error the env must be reset.
+- **Opponent objects** (an opponent pool, search baselines): any object with a method
+  ``act(states, observations, masks, env_indices) -> actions``. It gets, besides the opponent's
+  views and masks, the packed core states ``(k, state_size)`` of those games (so a baseline can
+  search them with the core) and their game indices ``env_indices``. If it also has
+  ``episodes_started(env_indices)``, that is called once for every new episode (all games at
+  :meth:`~MancalaVecEnv.reset`, then each game that restarted), always before the opponent's
+  first move of that episode and at the latest at the end of the step that started it; so a pool
+  can draw a new opponent per episode. Assigning an opponent object announces every game as
+  started.
 - **Randomness.** Every random choice (seats, random opponent moves) is drawn inside the kernel
   from a ``numpy.random.Generator`` (one per block of games, spawned from
   ``numpy.random.SeedSequence(seed)``): the same seed, ``num_envs``, ``num_threads`` and learner
@@ -222,6 +231,11 @@ def _run(
 BatchedOpponent = Callable[[np.ndarray, np.ndarray], Any]
 
 
+def _is_opponent_object(value: object) -> bool:
+    """An opponent object: it has a callable ``act(states, observations, masks, env_indices)``."""
+    return not isinstance(value, str) and callable(getattr(value, "act", None))
+
+
 class MancalaVecEnv(VecEnv):
     """``num_envs`` games of one mancala game against a fixed opponent, as an SB3 ``VecEnv``.
 
@@ -230,7 +244,8 @@ class MancalaVecEnv(VecEnv):
             :class:`~mancala_envs.Game`; ``**game_params`` (``max_plies``, ``holes_per_row``) go to
             :func:`~mancala_envs.get_game` with a name.
         num_envs: number of games stepped together.
-        opponent: ``"random"`` or a batched callable ``f(observations, masks) -> actions``.
+        opponent: ``"random"``, a batched callable ``f(observations, masks) -> actions`` or an
+            object with ``act(states, observations, masks, env_indices)`` (module docstring).
         seed: seeds the generator behind every random choice.
         obs_format: ``"flat"`` (Box, masks via :meth:`action_masks`) or ``"dict"``.
         illegal_action: ``"terminate"`` (episode ends, reward -1) or ``"raise"``.
@@ -260,11 +275,11 @@ class MancalaVecEnv(VecEnv):
         if obs_format not in ("flat", "dict"):
             raise ValueError(f"obs_format must be 'flat' or 'dict', got {obs_format!r}")
         self._obs_format = obs_format
-        self.opponent = opponent
         self.illegal_action = illegal_action
         num_envs = int(num_envs)
         self._start = g.initial_state(0).array.copy()
         self._states = np.tile(self._start, (num_envs, 1))
+        self.opponent = opponent
         self._seats = np.zeros(num_envs, dtype=np.int64)
         self._obs = np.zeros((num_envs, g.observation_size), dtype=np.float32)
         self._masks = np.zeros((num_envs, g.num_actions), dtype=np.int8)
@@ -276,6 +291,7 @@ class MancalaVecEnv(VecEnv):
         self._all = np.ones(num_envs, dtype=np.bool_)
         self._actions = np.zeros(num_envs, dtype=np.int64)
         self._to_move_col = K.off_to_move(g.holes_per_row)
+        self._ply_col = K.off_ply(g.holes_per_row)
         self._mask_cols = slice(K.off_mask(g.holes_per_row), g.state_size)
         blocks = max(1, min(int(num_threads), num_envs // MIN_GAMES_PER_THREAD))
         bounds = [num_envs * b // blocks for b in range(blocks + 1)]
@@ -317,9 +333,14 @@ class MancalaVecEnv(VecEnv):
 
     @opponent.setter
     def opponent(self, value: str | BatchedOpponent) -> None:
-        if not (value == "random" if isinstance(value, str) else callable(value)):
-            raise ValueError(f"opponent must be 'random' or a callable f(observations, masks), got {value!r}")
+        ok = value == "random" if isinstance(value, str) else callable(value) or _is_opponent_object(value)
+        if not ok:
+            raise ValueError(
+                "opponent must be 'random', a callable f(observations, masks) or an object with "
+                f"act(states, observations, masks, env_indices), got {value!r}"
+            )
         self._opponent = value
+        self._started = np.ones(len(self._states), dtype=np.bool_)  # every game is announced anew
 
     @property
     def illegal_action(self) -> str:
@@ -361,15 +382,30 @@ class MancalaVecEnv(VecEnv):
             idx = np.flatnonzero(self._status == NEED_OPPONENT)
             rows = self._states[idx]
             views = self.game.observations(rows, rows[:, self._to_move_col])
-            chosen = np.asarray(self.opponent(views, self.game.legal_masks(rows)))
+            masks = self.game.legal_masks(rows)
+            if _is_opponent_object(self.opponent):
+                self._announce_episodes()
+                chosen = np.asarray(self.opponent.act(rows, views, masks, idx))
+            else:
+                chosen = np.asarray(self.opponent(views, masks))
             if chosen.shape != (idx.size,) or chosen.dtype.kind not in "iu":
                 self._needs_reset = True
                 raise IllegalMoveError(f"the opponent must return {idx.size} integer actions, got {chosen!r}")
             self._actions[idx] = chosen
+            plies = self._states[idx, self._ply_col]
             bad, kind, waiting = self._kernel(MODE_OPPONENT, self._status == NEED_OPPONENT)
             if bad >= 0:
                 self._needs_reset = True
                 raise IllegalMoveError(f"the opponent chose {self._why(bad, kind)}")
+            # a reply that ended its game restarted it: the ply count went back (to 0)
+            self._started[idx[self._states[idx, self._ply_col] <= plies]] = True
+
+    def _announce_episodes(self) -> None:
+        """Tell an opponent object with ``episodes_started`` which games began a new episode."""
+        hook = getattr(self.opponent, "episodes_started", None)
+        if callable(hook) and self._started.any():
+            hook(np.flatnonzero(self._started))
+        self._started[:] = False
 
     def _why(self, row: int, kind: int) -> str:
         a = int(self._actions[row])
@@ -387,7 +423,10 @@ class MancalaVecEnv(VecEnv):
 
     def reset(self) -> VecEnvObs:
         """Restart every game (new seats; the opponent moves first where the learner has seat 1)."""
+        self._started[:] = True
         self._play_opponent(self._kernel(MODE_RESET, self._all)[2])
+        if _is_opponent_object(self.opponent):
+            self._announce_episodes()
         self._needs_reset = False
         self.reset_infos = [{"seat": int(s)} for s in self._seats]
         return self._observations(self._obs)
@@ -404,7 +443,10 @@ class MancalaVecEnv(VecEnv):
         bad, kind, waiting = self._kernel(MODE_LEARNER, self._all)
         if bad >= 0:
             raise IllegalMoveError(f"the learner chose {self._why(bad, kind)}")
+        self._started |= self._dones
         self._play_opponent(waiting)
+        if _is_opponent_object(self.opponent):
+            self._announce_episodes()
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         done = np.flatnonzero(self._dones)
         if done.size:

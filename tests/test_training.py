@@ -1,0 +1,311 @@
+"""Training: the opponent pool in the vector env (one opponent per episode, the learner in both
+seats, its own result as reward), tiny training runs in subprocesses (run folder, checkpoint that
+loads as an agent, determinism, resume, Ctrl-C) and the evaluation against the arena."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.arena import play_game, play_match
+from agents.greedy import GreedyAgent, immediate_gain
+from agents.registry import make_agent
+from mancala_envs import get_game
+from mancala_envs import kernels as K
+from mancala_envs.vector import MancalaVecEnv
+from training import evaluate as ev
+from training.opponents import GreedyOpponent, OpponentPool, parse_pool
+from training.train_ppo import CaptureShaping, resolve_args
+from training.train_ppo import main as train_main
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = [
+    "--total-timesteps", "2048", "--num-envs", "8", "--n-steps", "128", "--batch-size", "256",
+    "--n-epochs", "2", "--eval-freq", "1024", "--eval-games", "4", "--final-eval-games", "4",
+    "--eval-opponents", "random", "greedy", "--pool", "random@1", "greedy@1", "minimax:depth=1@1",
+    "--net-arch", "16", "--no-progress-bar", "--seed", "3",
+]  # fmt: skip
+
+
+def train(*args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, "-m", "training.train_ppo", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("runs") / "tiny"
+    train(*TINY, "--out", str(run))
+    return run
+
+
+class Recorder(OpponentPool):
+    """The pool, also recording what the env gives it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.started: list[np.ndarray] = []
+        self.moves: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def episodes_started(self, env_indices):
+        self.started.append(np.array(env_indices))
+        super().episodes_started(env_indices)
+
+    def act(self, states, observations, masks, env_indices):
+        self.moves.append((states.copy(), self.env.seats[env_indices]))  # the learner's seats now
+        return super().act(states, observations, masks, env_indices)
+
+
+def test_pool_opponent_per_episode_learner_both_seats_own_reward():
+    game = get_game("songo_ewondo", max_plies=100)
+    pool = Recorder(game, 8, {"random": 1.0, "greedy": 1.0, "minimax:depth=1": 1.0}, seed=5)
+    env = pool.env = MancalaVecEnv(game, 8, opponent=pool, seed=5)
+    env.reset()
+    assert sorted(np.concatenate(pool.started).tolist()) == list(range(8))  # reset: every game once
+    rng = np.random.default_rng(0)
+    seats, ended, drawn, moves = [], 0, set(), 0
+    to_move = K.off_to_move(game.holes_per_row)
+    for _ in range(250):
+        pool.started.clear()
+        before = pool.assignment.copy()
+        masks = env.action_masks()
+        seats.append(env.seats)
+        _, rewards, dones, infos = env.step(np.argmax(masks * rng.random(masks.shape), axis=1))
+        started = np.sort(np.concatenate(pool.started)) if pool.started else np.array([], dtype=int)
+        # one new draw for each game whose episode ended, and only for those
+        np.testing.assert_array_equal(started, np.flatnonzero(dones))
+        np.testing.assert_array_equal(pool.finished_with[dones], before[dones])
+        for i in np.flatnonzero(dones):
+            ended += 1
+            winner, seat = infos[i]["winner"], infos[i]["seat"]
+            expected = 0.0 if winner in (None, -1) else (1.0 if winner == seat else -1.0)
+            assert rewards[i] == expected  # the learner's own result, in whichever seat
+        drawn.update(pool.assignment.tolist())
+        moves += sum(len(m[0]) for m in pool.moves)
+        for states, learner_seats in pool.moves:  # the opponent moves in the other seat only
+            assert (states[:, to_move] == 1 - learner_seats).all()
+        pool.moves.clear()
+    seats = np.array(seats)
+    assert ended > 20 and drawn == {0, 1, 2} and moves > 500
+    assert 0.3 < seats.mean() < 0.7  # the learner holds both seats
+
+
+def test_pool_probabilities_snapshots_and_parsing():
+    game = get_game("songo_ewondo")
+    pool = OpponentPool(game, 4, parse_pool(["random@1", "greedy@3"]), snapshot_weight=4.0, max_snapshots=2)
+    np.testing.assert_allclose(pool.probabilities, [0.25, 0.75])
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", MancalaVecEnv(game, 2), n_steps=8, batch_size=8, seed=0)
+    for k in range(3):
+        pool.add_snapshot(model.policy, f"snapshot_{k}")
+    assert pool.snapshot_order() == ["snapshot_1", "snapshot_2"]  # the oldest was replaced
+    np.testing.assert_allclose(pool.probabilities, [0.125, 0.375, 0.25, 0.25])
+    pool.episodes_started(np.arange(4))
+    counts = np.bincount([pool.rng.choice(4, p=pool.probabilities) for _ in range(2000)], minlength=4)
+    assert (np.abs(counts / 2000 - pool.probabilities) < 0.05).all()
+    for bad in (["greedy"], ["greedy@x"], ["greedy@-1"], ["greedy@1", "greedy@2"]):
+        with pytest.raises(ValueError, match="pool entry"):
+            parse_pool(bad)
+
+
+def test_greedy_opponent_plays_greedy_moves():
+    game = get_game("sadeqa_ii")
+    states = np.array([s.array for s in _positions(game, 40)])
+    actions = GreedyOpponent(game, seed=0).act(states, None, game.legal_masks(states))
+    for row, a in zip(states, actions, strict=True):
+        s = game.state_from_array(row)
+        keys = {}
+        for m in game.legal_actions(s):
+            after = game.apply(s, m)
+            keys[m] = (after.done and after.winner == s.to_move, immediate_gain(game, s, after, s.to_move))
+        assert keys[int(a)] == max(keys.values())
+    assert GreedyAgent(0).act(game, game.state_from_array(states[0])) in game.legal_actions(
+        game.state_from_array(states[0])
+    )
+
+
+def _positions(game, n):
+    rng, out, s = np.random.default_rng(0), [], game.initial_state()
+    while len(out) < n:
+        if s.is_over:
+            s = game.initial_state()
+        out.append(s)
+        legal = game.legal_actions(s)
+        s = game.apply(s, legal[rng.integers(len(legal))])
+    return out
+
+
+def test_tiny_run_writes_its_folder_and_a_loadable_checkpoint(tiny_run):
+    for name in ("config.json", "command.txt", "git_revision.txt", "model.zip", "state.json", "eval.csv",
+                 "report.md", "report.json", "learning_curve.png"):  # fmt: skip
+        assert (tiny_run / name).is_file(), name
+    assert list((tiny_run / "logs" / "session0").glob("events.out.tfevents*"))
+    config = json.loads((tiny_run / "config.json").read_text())
+    assert config["total_timesteps"] == 2048 and config["game"] == "songo_ewondo"
+    assert json.loads((tiny_run / "state.json").read_text())["num_timesteps"] >= 2048
+    evals = (tiny_run / "eval.csv").read_text().splitlines()
+    assert len(evals) == 1 + 2 * 2  # header, then 2 evaluations x 2 opponents
+    agent = make_agent(f"policy:path={tiny_run / 'model.zip'}")
+    game = get_game("songo_ewondo", max_plies=120)
+    record = play_game(game, agent, "random", seed=1)  # an illegal move would raise
+    assert record.plies > 0
+
+
+def test_report_matches_the_arena(tiny_run, tmp_path):
+    """The final report is play_match of the saved model with the run's evaluation seed, and
+    ``mancala evaluate`` of the run folder gives the same games."""
+    report = json.loads((tiny_run / "report.json").read_text())
+    game = get_game("songo_ewondo")
+    assert ev.main([str(tiny_run), "--opponents", "random", "greedy", "--games", "4", "--seed", "2024",
+                    "--out", str(tmp_path), "--no-progress"]) == 0  # fmt: skip
+    again = json.loads((tmp_path / "report.json").read_text())["results"]
+    assert [r["opponent"] for r in report["results"]] == ["random", "greedy"]
+    for row, other in zip(report["results"], again, strict=True):
+        res = play_match(game, f"policy:path={tiny_run / 'model.zip'}", row["opponent"], 4, seed=2024)
+        assert (row["wins"], row["draws"], row["losses"]) == (res.wins, res.draws, res.losses)
+        assert (other["wins"], other["draws"], other["losses"]) == (res.wins, res.draws, res.losses)
+
+
+def test_same_seed_same_curve_and_resume(tiny_run, tmp_path, capsys):
+    again = tmp_path / "again"
+    train(*TINY, "--out", str(again))
+    assert (again / "eval.csv").read_text() == (tiny_run / "eval.csv").read_text()
+    assert (again / "report.json").read_text() == (tiny_run / "report.json").read_text()
+    # an existing run is never overwritten
+    assert train_main([*TINY, "--out", str(again)]) == 2
+    assert "--resume" in capsys.readouterr().err
+    # resume continues the run from its checkpoint to the new total
+    proc = train("--resume", str(again), "--total-timesteps", "4096", "--no-progress-bar")
+    assert "resuming" in proc.stdout
+    state = json.loads((again / "state.json").read_text())
+    assert state["num_timesteps"] >= 4096
+    assert sorted({e["timesteps"] for e in state["evals"]}) == [1024, 2048, 3072, 4096]
+    assert (again / "logs" / "session1").is_dir()
+    assert len((again / "command.txt").read_text().splitlines()) == 2
+
+
+def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
+    run = tmp_path / "interrupted"
+    args = [*TINY, "--total-timesteps", "10000000", "--out", str(run)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.train_ppo", *args], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.time() + 90
+    while not (run / "state.json").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "checkpoint saved" in out
+    state = json.loads((run / "state.json").read_text())
+    agent = make_agent(f"policy:path={run / 'model.zip'}")
+    assert agent.model.num_timesteps == state["num_timesteps"] >= 1024
+    assert not [p for p in os.listdir(run) if p.endswith((".tmp", ".tmp.zip"))]
+
+
+def test_evaluate_command_matches_the_arena(tmp_path, capsys):
+    argv = [
+        "greedy",
+        "--game",
+        "en_dodoi",
+        "--holes-per-row",
+        "6",
+        "--opponents",
+        "random",
+        "minimax:depth=1",
+    ]
+    argv += ["--games", "6", "--seed", "9", "--out", str(tmp_path), "--no-progress"]
+    assert ev.main(argv) == 0
+    assert "| greedy | random | 6 |" in capsys.readouterr().out
+    report = json.loads((tmp_path / "report.json").read_text())
+    game = get_game("en_dodoi", holes_per_row=6)
+    for row, opp in zip(report["results"], ["random", "minimax:depth=1"], strict=True):
+        res = play_match(game, "greedy", opp, 6, seed=9)
+        assert row["opponent"] == opp
+        assert (row["games"], row["wins"], row["draws"], row["losses"]) == (
+            6,
+            res.wins,
+            res.draws,
+            res.losses,
+        )
+        assert row["score"] == res.score and tuple(row["ci95"]) == res.confidence_interval()
+    assert (tmp_path / "report.md").read_text().count("| greedy |") == 2
+
+
+def test_bad_arguments_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown game"):
+        resolve_args(["--game", "oware"])
+    with pytest.raises(ValueError, match="even"):
+        resolve_args(["--eval-games", "3"])
+    with pytest.raises(ValueError, match="unknown agent"):
+        resolve_args(["--eval-opponents", "alphazero"])
+    with pytest.raises(ValueError, match=r"config\.json"):
+        resolve_args(["--resume", str(tmp_path)])
+    args = resolve_args(["--game", "en_dodoi", "--learning-rate", "0.001"])
+    assert args.learning_rate == 0.001 and args.game == "en_dodoi" and args.n_epochs >= 1
+
+
+def test_capture_shaping_sums_to_the_result():
+    """With gamma = 1 the shaping terms of an episode cancel: its rewards add up to the result."""
+    game = get_game("songo_ewondo", max_plies=150)
+    env = CaptureShaping(MancalaVecEnv(game, 6, seed=4), weight=2.0, gamma=1.0)
+    env.reset()
+    rng, totals, checked, shaped = np.random.default_rng(1), np.zeros(6), 0, False
+    while checked < 20:
+        masks = env.venv.action_masks()
+        _, rewards, dones, infos = env.step(np.argmax(masks * rng.random(masks.shape), axis=1))
+        totals += rewards
+        shaped |= bool((rewards[~dones] != 0).any())
+        for i in np.flatnonzero(dones):
+            winner, seat = infos[i]["winner"], infos[i]["seat"]
+            result = 0.0 if winner in (None, -1) else (1.0 if winner == seat else -1.0)
+            assert totals[i] == pytest.approx(result, abs=1e-5)
+            totals[i], checked = 0.0, checked + 1
+    assert shaped  # captures did change rewards during the episodes
+
+
+def test_git_revision_is_unknown_without_git(monkeypatch):
+    from training.train_ppo import git_revision
+
+    assert git_revision() != ""
+    monkeypatch.setenv("PATH", "")  # no git to run
+    assert git_revision() == "unknown"
+
+
+@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+def test_shipped_model_plays_its_game(name):
+    """``make_agent("policy")`` loads models/<game>.zip and plays legal moves (a whole game)."""
+    assert (ROOT / "models" / f"{name}.zip").is_file()
+    game = get_game(name, max_plies=200)
+    record = play_game(game, make_agent("policy"), "random", seed=3)
+    assert record.plies > 0 and len(record.moves) == record.plies
+
+
+def test_default_run_folder_is_never_an_existing_run(tmp_path, monkeypatch):
+    from training.train_ppo import default_run_folder, make_game
+
+    monkeypatch.chdir(tmp_path)
+    args = resolve_args(["--game", "en_dodoi", "--holes-per-row", "6", "--seed", "4"])
+    first = default_run_folder(make_game(args), args)
+    assert first == Path("runs/en_dodoi6-seed4")
+    for folder in (first, Path("runs/en_dodoi6-seed4-2")):
+        folder.mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+    assert default_run_folder(make_game(args), args) == Path("runs/en_dodoi6-seed4-3")

@@ -1,0 +1,252 @@
+"""The opponent pool of self-play training: batched baselines and frozen snapshots of the learner.
+
+:class:`OpponentPool` is an opponent object for :class:`mancala_envs.vector.MancalaVecEnv`: the
+env calls ``episodes_started(env_indices)`` when games begin a new episode and ``act(states,
+observations, masks, env_indices)`` for the games where the opponent is to move.
+
+**Schedule** (see also ``training/configs.toml``):
+
+- At the start of every episode of every game the pool draws that episode's opponent with its own
+  seeded generator: baseline ``spec`` with probability proportional to its weight (``pool`` in the
+  config; by default ``random@0.15 greedy@0.3 minimax:depth=1@0.15 minimax:depth=2@0.4``), or one of the
+  frozen snapshots, which share the weight ``snapshot_weight`` equally (no snapshots yet: weight 0).
+- The trainer freezes the learner into the pool after every evaluation whose mean score against
+  the evaluation opponents is at least the best mean so far (so the snapshots are the learner's
+  improving versions). At most ``max_snapshots`` are kept: a new one replaces the oldest (games
+  in the middle of an episode against the replaced one finish against the new one).
+- Snapshots play by sampling from their policy (masked softmax) with the pool's generator, so they
+  are varied opponents; baselines are the project's agents: ``random``, ``greedy`` (compiled, the
+  same policy as :class:`agents.greedy.GreedyAgent`), and any other spec through
+  :func:`agents.make_agent` (``minimax:depth=2`` searches with the compiled alpha-beta).
+
+The learner's reward never depends on who the opponent is: the env gives +1/-1/0 for the
+learner's own result in whichever seat it has, which makes the signal zero-sum-correct.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+from numba import njit
+
+from agents.registry import make_agent
+from mancala_envs import Game
+from mancala_envs import kernels as K
+from mancala_envs.analysis import greedy_action
+from mancala_envs.rulesets import R_HOLES
+
+
+@njit(cache=True)
+def _greedy_actions(states, rules, rng):
+    """The compiled greedy move of every (running) packed state."""
+    n = rules[R_HOLES]
+    out = np.empty(states.shape[0], dtype=np.int64)
+    scratch = np.empty(states.shape[1], dtype=states.dtype)
+    ties = np.empty(n, dtype=np.int64)
+    for i in range(states.shape[0]):
+        out[i] = greedy_action(states[i], rules, rng, scratch, ties)
+    return out
+
+
+class BatchedOpponent(Protocol):
+    """One member of the pool: ``act(states, observations, masks) -> actions`` (int64)."""
+
+    name: str
+
+    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
+
+
+class RandomOpponent:
+    """A uniformly random legal move (the core's compiled random player)."""
+
+    def __init__(self, game: Game, seed: int = 0):
+        self.name, self.game, self.rng = "random", game, np.random.default_rng(seed)
+
+    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return K.random_actions(np.ascontiguousarray(states), self.game.rules, self.rng)
+
+
+class GreedyOpponent:
+    """The one-ply greedy policy of :class:`agents.greedy.GreedyAgent`, compiled and batched."""
+
+    def __init__(self, game: Game, seed: int = 0):
+        self.name, self.game, self.rng = "greedy", game, np.random.default_rng(seed)
+
+    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return _greedy_actions(np.ascontiguousarray(states), self.game.rules, self.rng)
+
+
+class AgentOpponent:
+    """Any agent spec (``minimax:depth=2``, ``mcts:sims=50``...): ``agent.act`` on each state."""
+
+    def __init__(self, game: Game, spec: str, seed: int = 0):
+        self.game, self.agent = game, make_agent(spec, seed=seed)
+        self.name = self.agent.name
+
+    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        g = self.game
+        return np.array([self.agent.act(g, g.state_from_array(row)) for row in states], dtype=np.int64)
+
+
+class PolicyOpponent:
+    """A frozen copy of a ``MaskableActorCriticPolicy``; samples its masked softmax (or plays the
+    most likely move with ``sample=False``)."""
+
+    def __init__(self, policy: Any, name: str, rng: np.random.Generator, sample: bool = True):
+        self.policy = copy.deepcopy(policy).to("cpu")
+        self.policy.set_training_mode(False)
+        self.name, self.rng, self.sample = name, rng, sample
+
+    def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            dist = self.policy.get_distribution(
+                torch.as_tensor(observations), action_masks=masks.astype(bool)
+            )
+            return dist.distribution.logits.numpy()
+
+    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        logits = self.logits(observations, masks)
+        if self.sample:  # Gumbel-max: a draw from the masked softmax
+            logits = logits + self.rng.gumbel(size=logits.shape)
+        return np.argmax(np.where(masks.astype(bool), logits, -np.inf), axis=1).astype(np.int64)
+
+
+def make_baseline(game: Game, spec: str, seed: int) -> BatchedOpponent:
+    """The batched opponent for an agent spec (compiled for ``random`` and ``greedy``)."""
+    if spec == "random":
+        return RandomOpponent(game, seed)
+    if spec == "greedy":
+        return GreedyOpponent(game, seed)
+    return AgentOpponent(game, spec, seed)
+
+
+def parse_pool(items: Sequence[str]) -> dict[str, float]:
+    """``["random@0.1", "minimax:depth=2@0.4"]`` -> ``{"random": 0.1, "minimax:depth=2": 0.4}``."""
+    weights: dict[str, float] = {}
+    for item in items:
+        spec, at, weight = str(item).rpartition("@")
+        if not at or not spec:
+            raise ValueError(f"pool entry {item!r}: write SPEC@WEIGHT, e.g. greedy@0.3")
+        try:
+            w = float(weight)
+        except ValueError:
+            raise ValueError(f"pool entry {item!r}: weight {weight!r} is not a number") from None
+        if not w >= 0:
+            raise ValueError(f"pool entry {item!r}: the weight must be >= 0")
+        if spec in weights:
+            raise ValueError(f"pool entry {spec!r} given twice")
+        weights[spec] = w
+    return weights
+
+
+class OpponentPool:
+    """Baselines and frozen snapshots, one drawn per episode of each game (module docstring).
+
+    Args:
+        game: the game played.
+        num_envs: number of games of the vector env.
+        baselines: agent spec -> weight.
+        snapshot_weight: total weight shared by the snapshots (once there is one).
+        max_snapshots: how many snapshots are kept.
+        seed: seeds the draws, the baselines' generators and the snapshots' sampling.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        num_envs: int,
+        baselines: dict[str, float],
+        snapshot_weight: float = 0.0,
+        max_snapshots: int = 5,
+        seed: int = 0,
+    ):
+        if not baselines and snapshot_weight <= 0:
+            raise ValueError("the opponent pool needs a baseline or a positive snapshot_weight")
+        if sum(baselines.values()) <= 0 and snapshot_weight <= 0:
+            raise ValueError("the opponent pool's weights are all zero")
+        if max_snapshots < 0:
+            raise ValueError(f"max_snapshots must be >= 0, got {max_snapshots}")
+        seeds = np.random.SeedSequence(seed).generate_state(len(baselines) + 2)
+        self.game = game
+        self.rng = np.random.default_rng(seeds[0])
+        self.snapshot_rng = np.random.default_rng(seeds[1])
+        self.baselines = [make_baseline(game, s, int(x)) for s, x in zip(baselines, seeds[2:], strict=True)]
+        self.baseline_weights = np.array(list(baselines.values()), dtype=np.float64)
+        self.snapshot_weight = float(snapshot_weight)
+        self.max_snapshots = int(max_snapshots)
+        self.snapshots: list[PolicyOpponent] = []
+        self._next_slot = 0
+        self.assignment = np.full(num_envs, -1, dtype=np.int64)  # member of the current episode
+        self.finished_with = np.full(num_envs, -1, dtype=np.int64)  # member of the previous one
+        self.results: dict[str, list[int]] = {}  # name -> [wins, draws, losses] of the learner
+
+    @property
+    def members(self) -> list[BatchedOpponent]:
+        """Baselines first, then the snapshots (an index into this list is a member id)."""
+        return [*self.baselines, *self.snapshots]
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """The probability of each member being drawn for an episode."""
+        w = self.baseline_weights
+        if self.snapshots:
+            share = np.full(len(self.snapshots), self.snapshot_weight / len(self.snapshots))
+            w = np.concatenate([w, share])
+        return w / w.sum()
+
+    def add_snapshot(self, policy: Any, name: str) -> None:
+        """Freeze a copy of ``policy`` into the pool (replacing the oldest beyond ``max_snapshots``)."""
+        if self.max_snapshots == 0:
+            return
+        member = PolicyOpponent(policy, name, self.snapshot_rng)
+        if len(self.snapshots) < self.max_snapshots:
+            self.snapshots.append(member)
+        else:
+            self.snapshots[self._next_slot] = member
+            self._next_slot = (self._next_slot + 1) % self.max_snapshots
+
+    def snapshot_order(self) -> list[str]:
+        """Snapshot names from the oldest to the newest (replays :meth:`add_snapshot` on resume)."""
+        k = self._next_slot
+        return [s.name for s in self.snapshots[k:] + self.snapshots[:k]]
+
+    def episodes_started(self, env_indices: np.ndarray) -> None:
+        """Draw the opponent of the new episode of each game in ``env_indices``."""
+        idx = np.asarray(env_indices, dtype=np.int64)
+        self.finished_with[idx] = self.assignment[idx]
+        p = self.probabilities
+        self.assignment[idx] = self.rng.choice(len(p), size=idx.size, p=p)
+
+    def act(
+        self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray, env_indices: np.ndarray
+    ) -> np.ndarray:
+        """Each game's move by its episode's opponent (one batched call per member)."""
+        who = self.assignment[np.asarray(env_indices)]
+        if (who < 0).any():
+            raise RuntimeError("OpponentPool.act before episodes_started for some games")
+        out = np.empty(len(who), dtype=np.int64)
+        members = self.members
+        for m in np.unique(who):
+            rows = np.flatnonzero(who == m)
+            out[rows] = members[m].act(states[rows], observations[rows], masks[rows])
+        return out
+
+    def record_results(self, env_indices: np.ndarray, rewards: np.ndarray) -> None:
+        """Count finished episodes (learner's reward +1/0/-1) against the member they were played with
+        (call after the step that ended them, when the games have restarted)."""
+        members = self.members
+        for i, r in zip(np.asarray(env_indices).tolist(), np.asarray(rewards).tolist(), strict=True):
+            m = self.finished_with[i]
+            if 0 <= m < len(members):
+                tally = self.results.setdefault(members[m].name, [0, 0, 0])
+                tally[0 if r > 0 else (1 if r == 0 else 2)] += 1
+
+    def pop_results(self) -> dict[str, list[int]]:
+        """The counts since the last call (then cleared)."""
+        out, self.results = self.results, {}
+        return out
