@@ -52,3 +52,38 @@ class RandomAgent:
         """One uniformly random legal action per packed state (-1 for finished rows)."""
         game.legal_masks(states)  # validates the batch
         return K.random_actions(states, game.rules, self.rng)
+
+
+class NetworkAgent:
+    """Shared play of network policies (:class:`~agents.policy.PolicyAgent`,
+    :class:`~agents.rllib_agent.RLlibAgent`): a subclass sets ``sample`` and ``rng`` and provides
+    ``logits(game, observations, masks)`` (illegal moves at ``-inf``); this class picks the masked
+    argmax, or samples the masked softmax when ``sample`` is true."""
+
+    sample: bool
+    rng: np.random.Generator
+
+    def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _choose(self, logits: np.ndarray) -> np.ndarray:
+        if not self.sample:
+            return np.argmax(logits, axis=1)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        return np.array([self.rng.choice(len(p), p=p) for p in probs])
+
+    def act(self, game: Game, state: State) -> int:
+        mask = game.legal_mask(state)
+        if not mask.any():
+            raise ValueError("no legal move: the game is over")
+        obs = game.observation(state, state.to_move)
+        return int(self._choose(self.logits(game, obs[None], mask[None]))[0])
+
+    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """One action per running packed state (rows must not be finished)."""
+        masks = game.legal_masks(states)
+        if not masks.any(axis=1).all():
+            raise ValueError("act_batch needs running states: some rows have no legal move")
+        obs = game.observations(states, states[:, K.off_to_move(game.holes_per_row)])
+        return self._choose(self.logits(game, obs, masks)).astype(np.int64)

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs import Game, State
-from mancala_envs import kernels as K
+from agents.base import NetworkAgent
+from mancala_envs import Game
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
@@ -47,7 +47,7 @@ def load_policy(path: str | Path) -> Any:
     raise ValueError(f"policy file {str(path)!r}: expected a MaskablePPO .zip or a TorchScript .pt/.pth")
 
 
-class PolicyAgent:
+class PolicyAgent(NetworkAgent):
     """Plays ``model`` (or the policy loaded from ``path``, or the shipped one for the game)."""
 
     def __init__(
@@ -102,25 +102,3 @@ class PolicyAgent:
         if out.shape != mask.shape:
             raise ValueError(f"the policy gave logits of shape {out.shape}, expected {mask.shape}")
         return np.where(mask, out, -np.inf)
-
-    def _choose(self, logits: np.ndarray) -> np.ndarray:
-        if not self.sample:
-            return np.argmax(logits, axis=1)
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probs /= probs.sum(axis=1, keepdims=True)
-        return np.array([self.rng.choice(len(p), p=p) for p in probs])
-
-    def act(self, game: Game, state: State) -> int:
-        mask = game.legal_mask(state)
-        if not mask.any():
-            raise ValueError("no legal move: the game is over")
-        obs = game.observation(state, state.to_move)
-        return int(self._choose(self.logits(game, obs[None], mask[None]))[0])
-
-    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
-        """One action per running packed state (rows must not be finished)."""
-        masks = game.legal_masks(states)
-        if not masks.any(axis=1).all():
-            raise ValueError("act_batch needs running states: some rows have no legal move")
-        obs = game.observations(states, states[:, K.off_to_move(game.holes_per_row)])
-        return self._choose(self.logits(game, obs, masks)).astype(np.int64)

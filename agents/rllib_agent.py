@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs import Game, State
-from mancala_envs import kernels as K
+from agents.base import NetworkAgent
+from mancala_envs import Game
 
 RUN_CHECKPOINT = "checkpoint"  # the latest checkpoint inside a train-rllib --out folder
 MODULES_PATH = ("learner_group", "learner", "rl_module")
@@ -57,7 +57,7 @@ def load_module(path: str | Path, module: str = "main") -> Any:
     return RLModule.from_checkpoint(module_dir(path, module))
 
 
-class RLlibAgent:
+class RLlibAgent(NetworkAgent):
     """Plays the RLModule loaded from ``path`` (or ``rl_module``, an RLModule given directly)."""
 
     def __init__(
@@ -100,25 +100,3 @@ class RLlibAgent:
             out = self.module.forward_inference({"obs": obs})["action_dist_inputs"]
         out = out.detach().cpu().numpy().astype(np.float64)
         return np.where(mask, out, -np.inf)
-
-    def _choose(self, logits: np.ndarray) -> np.ndarray:
-        if not self.sample:
-            return np.argmax(logits, axis=1)
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probs /= probs.sum(axis=1, keepdims=True)
-        return np.array([self.rng.choice(len(p), p=p) for p in probs])
-
-    def act(self, game: Game, state: State) -> int:
-        mask = game.legal_mask(state)
-        if not mask.any():
-            raise ValueError("no legal move: the game is over")
-        obs = game.observation(state, state.to_move)
-        return int(self._choose(self.logits(game, obs[None], mask[None]))[0])
-
-    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
-        """One action per running packed state (rows must not be finished)."""
-        masks = game.legal_masks(states)
-        if not masks.any(axis=1).all():
-            raise ValueError("act_batch needs running states: some rows have no legal move")
-        obs = game.observations(states, states[:, K.off_to_move(game.holes_per_row)])
-        return self._choose(self.logits(game, obs, masks)).astype(np.int64)
