@@ -35,6 +35,12 @@ from mancala_envs import GAMES, Game, get_game
 DEFAULT_OPPONENTS = ("random", "greedy", "minimax:depth=2")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``path`` through a temporary file in the same folder and a rename: a reader (or a
     crash) sees the old file or the new one, never a partial one."""
@@ -42,6 +48,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 -> the usual permissions of a new file
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode() if isinstance(data, str) else data)
             fh.flush()
@@ -132,6 +139,7 @@ def plot_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
     ax.legend()
     fig.tight_layout()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
+    os.fchmod(fd, 0o666 & ~_umask())
     os.close(fd)
     fig.savefig(tmp, dpi=100)
     plt.close(fig)

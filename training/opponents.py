@@ -30,25 +30,11 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
-from numba import njit
 
 from agents.registry import make_agent
 from mancala_envs import Game
 from mancala_envs import kernels as K
-from mancala_envs.analysis import greedy_action
-from mancala_envs.rulesets import R_HOLES
-
-
-@njit(cache=True)
-def _greedy_actions(states, rules, rng):
-    """The compiled greedy move of every (running) packed state."""
-    n = rules[R_HOLES]
-    out = np.empty(states.shape[0], dtype=np.int64)
-    scratch = np.empty(states.shape[1], dtype=states.dtype)
-    ties = np.empty(n, dtype=np.int64)
-    for i in range(states.shape[0]):
-        out[i] = greedy_action(states[i], rules, rng, scratch, ties)
-    return out
+from mancala_envs.analysis import greedy_actions
 
 
 class BatchedOpponent(Protocol):
@@ -76,7 +62,7 @@ class GreedyOpponent:
         self.name, self.game, self.rng = "greedy", game, np.random.default_rng(seed)
 
     def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return _greedy_actions(np.ascontiguousarray(states), self.game.rules, self.rng)
+        return greedy_actions(np.ascontiguousarray(states), self.game.rules, self.rng)
 
 
 class AgentOpponent:
