@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="play or watch one game",
         description="Play or watch one game; the board is "
         "printed after every move. Agent specs: random, greedy, minimax:depth=4, mcts:sims=1000, "
-        "policy:path=run/model.zip, human.",
+        "policy[:path=run/model.zip], rllib:path=DIR, human.",
     )
     _game_args(p)
     p.add_argument("--p0", default="human", metavar="SPEC", help="agent in seat 0, who moves first (human)")
