@@ -601,12 +601,47 @@ def random_relay_move(state, rules, rng, scratch, saved, candidates):
 
 
 @njit(cache=True)
+def random_songo_move(state, rules, rng, candidates):
+    """Play a uniformly random legal Songo move in place (seeds and captures only) and return it.
+
+    SE7/SE8 positions draw from the legal mask; otherwise every non-empty hole is legal except,
+    perhaps, the leftmost (SE6): holes are tried in a uniformly random order and the first legal one
+    is played, which is uniform over the legal moves without computing the whole mask."""
+    n = rules[R_HOLES]
+    mover = state[off_to_move(n)]
+    board = state[: 2 * n]
+    captured = state[off_captured(n) : off_captured(n) + 2]
+    lone = rules[R_LONE_SEED] and is_lone_seed(board, n, mover)
+    if lone or (rules[R_FEEDING_TARGET] > 0 and row_sum(board, n, 1 - mover) == 0):
+        songo_legal_mask(board, n, mover, rules, state[off_mask(n) : off_mask(n) + n])
+        action = random_legal_action(state, n, rng)
+        play_songo(board, captured, n, mover, action, rules)
+        return action
+    k = 0
+    for a in range(n):
+        if board[mover * n + a] > 0:
+            candidates[k] = a
+            k += 1
+    while k > 0:
+        j = rng.integers(0, k)
+        action = candidates[j]
+        candidates[j] = candidates[k - 1]
+        k -= 1
+        if action == 0 and rules[R_LEFTMOST_RESTRICTION] and not leftmost_allowed(board, n, mover, rules):
+            continue
+        play_songo(board, captured, n, mover, action, rules)
+        return action
+    return -1
+
+
+@njit(cache=True)
 def play_random_game(state, rules, rng, moves):
     """Play the game in ``state`` to its end with uniformly random legal moves, in place; records
     the moves into ``moves`` (as many as fit) and returns the number of plies played.
 
-    Songo draws from the legal mask; the relay games use :func:`random_relay_move` and compute a
-    mask only where TR1 needs it, ending the game as :func:`settle` does (SQ6/ED4, TR1)."""
+    Moves come from :func:`random_songo_move` and :func:`random_relay_move`, which need no legal
+    mask; a mask is computed only where the game may end (an empty row, TR1), ending it as
+    :func:`settle` does (SE9/SQ6/ED4, TR1)."""
     n = rules[R_HOLES]
     scratch = np.empty(2 * n, dtype=state.dtype)
     saved = np.empty(2 * n, dtype=state.dtype)
@@ -624,8 +659,10 @@ def play_random_game(state, rules, rng, moves):
             if state[off_ply(n)] >= rules[R_MAX_PLIES]:
                 settle(state, rules)
         else:
-            action = random_legal_action(state, n, rng)
-            apply_move(state, action, rules)
+            action = random_songo_move(state, rules, rng, candidates)
+            end_turn(state, n, mover, action)
+            if state[off_ply(n)] >= rules[R_MAX_PLIES] or row_sum(state, n, 1 - mover) == 0:
+                settle(state, rules)  # SE9 (an empty row has no legal move) or TR1
         if count < moves.shape[0]:
             moves[count] = action
         count += 1

@@ -158,3 +158,20 @@ def test_truncation_rule_tr1_tr2():
     assert game.legal_mask(state).sum() == 0
     with pytest.raises(IllegalMoveError, match="over"):
         game.apply(state, 0)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@given(seed=st.integers(0, 2**32 - 1), first=st.integers(0, 1))
+def test_compiled_random_game_replays_through_apply(game, seed, first):
+    """The mask-free compiled random player (random_games) plays legal moves only, and its final
+    state is the one ``apply`` reaches with the same moves."""
+    from mancala_envs import kernels
+
+    state = game.initial_state(first).array.copy()
+    moves = np.empty(game.max_plies, dtype=np.int64)
+    plies = kernels.play_random_game(state, game.rules, np.random.default_rng(seed), moves)
+    replayed = game.initial_state(first)
+    for action in moves[:plies]:
+        replayed = game.apply(replayed, int(action))
+    assert replayed.is_over and plies == replayed.ply
+    assert np.array_equal(replayed.array, state)
