@@ -1,6 +1,7 @@
 """Baseline agents, the arena and ratings for mancala_envs.
 
-``make_agent(spec, seed)`` builds any agent from a string such as ``"minimax:depth=4"``.
+``make_agent(spec, seed)`` builds any agent from a string such as ``"minimax:depth=4"``;
+``as_agent(x)`` turns a spec, an agent or a callable into an agent (the one adapter).
 """
 
 from agents.base import Agent, RandomAgent
@@ -9,7 +10,7 @@ from agents.human import HumanAgent
 from agents.mcts import MCTSAgent
 from agents.minimax import MinimaxAgent
 from agents.policy import PolicyAgent
-from agents.registry import AGENT_NAMES, make_agent
+from agents.registry import AGENT_NAMES, as_agent, make_agent
 
 __all__ = [
     "AGENT_NAMES",
@@ -20,5 +21,6 @@ __all__ = [
     "MinimaxAgent",
     "PolicyAgent",
     "RandomAgent",
+    "as_agent",
     "make_agent",
 ]

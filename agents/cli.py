@@ -1,8 +1,10 @@
-"""The ``mancala`` command: ``play``, ``tournament``, ``replay`` (and, once installed, ``train``,
-``evaluate``, ``train-rllib``). ``mancala <command> --help`` documents each one.
+"""The ``mancala`` command: ``play``, ``tournament``, ``replay`` (and, from other modules,
+``train``, ``train-az``, ``evaluate``, ``optimality``, ``tablebase``, ``train-rllib``).
+``mancala <command> --help`` documents each one.
 
 Bad arguments, and the ``ValueError`` s the library raises for them, end in one line on stderr,
-``mancala: error: ...``, and exit status 2 — never a traceback.
+``mancala: error: ...``, and exit status 2 — never a traceback. Ctrl-C ends with a line saying
+what was kept and exit status 130.
 """
 
 from __future__ import annotations
@@ -17,16 +19,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from mancala_envs import GAMES, Game, State, get_game
+from agents.human import QuitGame
+from mancala_envs import GAMES, Game, State, __version__, get_game
 
 PROG = "mancala"
 
-# Subcommands living in other packages: name -> (module exposing ``main(argv) -> int``, summary).
+# Subcommands living in other modules: name -> (module exposing ``main(argv) -> int``, summary).
 EXTERNAL_COMMANDS: dict[str, tuple[str, str]] = {
-    "train": ("training.train_ppo", "train a MaskablePPO policy (training package)"),
-    "evaluate": ("training.evaluate", "evaluate a trained policy against baselines (training package)"),
-    "train-rllib": ("training.train_rllib", "train with RLlib (training package)"),
+    "train": ("training.train_ppo", "train a MaskablePPO policy by self-play"),
+    "train-az": ("training.train_alphazero", "train an AlphaZero-style agent by self-play"),
+    "evaluate": ("training.evaluate", "evaluate agents or policies against baselines"),
+    "optimality": ("agents.optimality", "how often an agent's moves keep the exact outcome"),
+    "tablebase": ("mancala_envs.tablebase.cli", "build or probe an exact endgame tablebase"),
+    "train-rllib": ("training.train_rllib", "train with RLlib (the rllib extra)"),
 }
+AGENT_SPECS = (
+    "random, greedy, minimax:depth=4, mcts:sims=1000, policy[:path=FILE.json], az, perfect, "
+    "rllib:path=DIR, human"
+)
 
 
 class UsageError(Exception):
@@ -52,17 +62,18 @@ def _game_args(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        description="Mancala games: play, run tournaments, replay recorded games.",
+        description="Mancala games: play, run tournaments, replay recorded games, train and evaluate agents.",
         formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=28),
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} (mancala_envs) {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser(
         "play",
         help="play or watch one game",
-        description="Play or watch one game; the board is "
-        "printed after every move. Agent specs: random, greedy, minimax:depth=4, mcts:sims=1000, "
-        "policy[:path=run/model.zip], rllib:path=DIR, human.",
+        description="Play or watch one game; the board is printed after every move, the seat 0 "
+        f"player at the bottom (a human player's row is always at the bottom). Agents: {AGENT_SPECS}. "
+        "A human types a hole number, ? for the legal holes, q to quit.",
     )
     _game_args(p)
     p.add_argument("--p0", default="human", metavar="SPEC", help="agent in seat 0, who moves first (human)")
@@ -73,26 +84,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "tournament",
         help="round robin with ratings",
-        description="Round robin: every pair of agents plays --games games (seats balanced: "
-        "each agent of a pair plays each seat in half of them). Games are written to "
-        "OUT/games.jsonl and OUT/results.csv as they finish; --resume continues an interrupted "
+        description="Round robin over an opening suite: every pair of agents plays --games games, "
+        "--games/2 openings each played once with each seating. Games are written to OUT/games.jsonl "
+        "and OUT/results.csv as they finish; --resume checks and continues an interrupted "
         "tournament. Then prints the Bradley-Terry (Elo) ratings and writes OUT/ratings.{md,csv,png} "
         "and OUT/pairwise.csv.",
     )
     _game_args(p)
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help="two or more agent specs")
     p.add_argument("--games", type=int, default=100, metavar="N", help="games per pair, even (default 100)")
+    p.add_argument(
+        "--openings",
+        default="default",
+        metavar="SUITE",
+        help="default (the game's default suite), none (the bare initial position) or a JSONL file",
+    )
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output directory (new or empty)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in DIR")
     p.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="B", help="bootstrap resamples (default 1000)"
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="B",
+        help="bootstrap resamples for the rating intervals (0: none; default 1000)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p = sub.add_parser(
         "replay",
         help="step through a recorded game",
-        description="Print every state of one recorded game (games.jsonl or a record file).",
+        description="Print every state of one recorded game (games.jsonl or a record file); "
+        "--step waits between moves: Enter = next, b = back, q = quit.",
     )
     p.add_argument("file", type=Path, help="games.jsonl, a tournament directory or a --out file of 'play'")
     p.add_argument(
@@ -103,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="which record: K-th line counting from 0 (= game_id in results.csv; default 0)",
     )
     p.add_argument(
-        "--step", action="store_true", help="wait for Enter between moves (when stdin is a terminal)"
+        "--step", action="store_true", help="wait for a key between moves (when stdin is a terminal)"
     )
+    p.add_argument("--gif", type=Path, metavar="FILE", help="also write the game as an animated GIF")
 
     for name, (_, summary) in EXTERNAL_COMMANDS.items():
         sub.add_parser(name, help=summary, add_help=False)
@@ -119,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _external(argv[0], argv[1:])
         try:
             args = build_parser().parse_args(argv)
-        except SystemExit as e:  # --help
+        except SystemExit as e:  # --help, --version
             return int(e.code or 0)
         if args.command is None:
             build_parser().print_help()
@@ -137,6 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EOFError:
         print(f"\n{PROG}: input closed; game abandoned", file=sys.stderr)
         return 1
+    except QuitGame as e:
+        print(f"{PROG}: {e}; game abandoned")
+        return 0
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130
@@ -163,66 +189,79 @@ def _make_game(args: argparse.Namespace) -> Game:
     return get_game(args.game, **params)
 
 
-def board_text(game: Game, state: State) -> str:
-    """The text board of :func:`mancala_envs.render.ansi_board` (seen from the player to move)."""
+def board_text(game: Game, state: State, bottom: int = 0) -> str:
+    """The text board of :func:`mancala_envs.render.ansi_board`, player ``bottom`` at the bottom."""
     from mancala_envs.render import ansi_board
 
-    return ansi_board(game, state)
+    return ansi_board(game, state, bottom=bottom)
 
 
-def _describe_end(state: State, names: Sequence[str]) -> str:
-    caps = f"captured {state.captured[0]}-{state.captured[1]}, {state.ply} plies"
-    if state.truncated:
-        return f"truncated at max_plies: no winner ({caps})"
-    if state.winner == -1:
-        return f"draw ({caps})"
-    return f"player {state.winner} ({names[state.winner]}) wins ({caps})"
+def _describe_end(game: Game, state: State, names: Sequence[str]) -> str:
+    from mancala_envs.render import result_text
+
+    who = "" if state.winner is None or state.winner < 0 else f" — {names[state.winner]}"
+    return f"game over after {state.ply} plies: {result_text(game, state)}{who}"
 
 
 def _play(args: argparse.Namespace) -> int:
     from agents.arena import play_game
+    from agents.compile_note import announce_compilation
 
     game = _make_game(args)
     names = (args.p0, args.p1)
+    humans = [i for i, n in enumerate(names) if n == "human"]
+    bottom = humans[0] if len(humans) == 1 else 0  # a lone human keeps his row at the bottom
+    out_fh = None
+    if args.out is not None:  # open it now: an unwritable file fails before the game, not after
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        out_fh = open(args.out, "a", encoding="utf-8")  # noqa: SIM115
     last = [game.initial_state()]
 
     def show(state: State, action: int | None) -> None:
         if action is None:
             print(f"{game.name}: P0 = {names[0]}, P1 = {names[1]}; player {state.to_move} moves first")
-        else:
+        elif not args.quiet:
             mover = last[0].to_move
-            if not args.quiet:
-                print(f"\nply {state.ply}: player {mover} ({names[mover]}) plays hole {action}")
+            print(f"\nply {state.ply}: player {mover} ({names[mover]}) plays hole {action}")
         last[0] = state
         human_next = not state.is_over and names[state.to_move] == "human"  # who shows the board himself
         if not args.quiet and not human_next:
-            print(board_text(game, state))
+            print(board_text(game, state, bottom))
 
-    record = play_game(game, args.p0, args.p1, seed=args.seed, on_move=show)
-    print(_describe_end(last[0], names))
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.out, "a", encoding="utf-8") as fh:
-            fh.write(record.to_json() + "\n")
-        print(f"record appended to {args.out}")
+    announce_compilation()
+    try:
+        record = play_game(game, args.p0, args.p1, seed=args.seed, on_move=show)
+        print(_describe_end(game, last[0], names))
+        if out_fh is not None:
+            out_fh.write(record.to_json() + "\n")
+            print(f"record appended to {args.out}")
+    finally:
+        if out_fh is not None:
+            out_fh.close()
     return 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
     from agents.arena import round_robin
-    from agents.ratings import compute_ratings
+    from agents.compile_note import announce_compilation
+    from agents.interrupts import deferred_interrupts
+    from agents.ratings import check_rating_options, compute_ratings
 
     game = _make_game(args)
+    check_rating_options(args.bootstrap, 1.0)  # before any game is played
+    announce_compilation()
     try:
-        result = round_robin(
-            game,
-            args.agents,
-            args.games,
-            seed=args.seed,
-            out_dir=args.out,
-            resume=args.resume,
-            progress=not args.no_progress,
-        )
+        with deferred_interrupts():
+            result = round_robin(
+                game,
+                args.agents,
+                args.games,
+                seed=args.seed,
+                out_dir=args.out,
+                resume=args.resume,
+                progress=not args.no_progress,
+                openings=args.openings,
+            )
     except KeyboardInterrupt:
         print(
             f"\n{PROG}: interrupted; finished games are kept in {args.out}; continue with --resume",
@@ -232,14 +271,38 @@ def _tournament(args: argparse.Namespace) -> int:
     ratings = compute_ratings(
         result.records, agents=result.agents, n_bootstrap=args.bootstrap, seed=args.seed
     )
-    title = f"{game.name} {json.dumps(game.params)}, {args.games} games per pair"
+    title = f"{game.name} {json.dumps(game.params)}, {args.games} games per pair, openings: {args.openings}"
     ratings.to_csv(args.out / "ratings.csv")
-    (args.out / "ratings.md").write_text(f"## {title}\n\n" + ratings.to_markdown(), encoding="utf-8")
+    pairwise = _pairwise(result)
+    (args.out / "ratings.md").write_text(
+        f"## {title}\n\n{ratings.to_markdown()}\n{pairwise}", encoding="utf-8"
+    )
     ratings.plot(args.out / "ratings.png", title=title)
     _write_pairwise(result, args.out / "pairwise.csv")
     print(ratings.to_markdown())
+    print(pairwise)
     print(f"games, results.csv, ratings.{{md,csv,png}} and pairwise.csv are in {args.out}")
     return 0
+
+
+def _pairwise(result) -> str:
+    """Each pair's score with its pair interval and distinct games (and a caveat when they repeat)."""
+    lines = [
+        "| agent | opponent | games | distinct | score | 95% CI (pairs) |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    notes = []
+    names = result.agents
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            m = result.match(a, b)
+            lo, hi = m.confidence_interval()
+            lines.append(
+                f"| `{a}` | `{b}` | {m.games} | {m.distinct} | {m.score:.3f} | [{lo:.3f}, {hi:.3f}] |"
+            )
+            if m.caveat():
+                notes.append(f"⚠ `{a}` vs `{b}`: {m.caveat()}.")
+    return "\n".join([*lines, *(["", *notes] if notes else [])]) + "\n"
 
 
 def _write_pairwise(result, path: Path) -> None:
@@ -260,23 +323,37 @@ def _replay(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         records = load_records(args.file)
+    if not records:
+        raise UsageError(f"{args.file} holds no game records")
     if not 0 <= args.game < len(records):
         raise UsageError(f"--game {args.game} is out of range: {args.file} holds games 0..{len(records) - 1}")
     rec = records[args.game]
     game = get_game(rec.game, **rec.params)
     states = replay(rec, game)
-    wait = args.step and sys.stdin.isatty()
     print(
         f"game {args.game} of {len(records)}: {rec.game} {rec.params}, seed {rec.seed}; "
         f"P0 = {rec.agents[0]}, P1 = {rec.agents[1]}"
     )
-    for ply, state in enumerate(states):
+    if args.gif is not None:
+        from mancala_envs.render import write_gif
+
+        write_gif(game, states, args.gif)
+        print(f"wrote {args.gif}")
+    wait = args.step and sys.stdin.isatty()
+    ply = 0
+    while ply < len(states):
         if ply:
             print(f"\nply {ply}: player {states[ply - 1].to_move} plays hole {rec.moves[ply - 1]}")
-        print(board_text(game, state))
+        print(board_text(game, states[ply]))
         if wait and ply < len(states) - 1:
-            input("-- Enter for the next move --")
-    print(_describe_end(states[-1], rec.agents))
+            key = input("-- Enter: next, b: back, q: quit -- ").strip().lower()
+            if key == "q":
+                return 0
+            if key == "b":
+                ply = max(ply - 1, 0)
+                continue
+        ply += 1
+    print(_describe_end(game, states[-1], rec.agents))
     return 0
 
 

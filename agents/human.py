@@ -1,7 +1,9 @@
-"""A person at the terminal: the agent shows the text board and asks for a hole.
+"""A person at the terminal: the agent shows the text board (his row at the bottom) and asks for
+a hole.
 
 Malformed input (not a number), a hole that does not exist and an illegal move are explained and
-asked again; ``?`` lists the legal holes. Input and output streams are injectable (tests, GUIs).
+asked again; ``?`` lists the legal holes; ``q`` quits (:class:`QuitGame`). Input and output
+streams are injectable (tests, GUIs).
 """
 
 from __future__ import annotations
@@ -9,38 +11,23 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-import numpy as np
-
+from agents.base import Agent, require_running
 from mancala_envs import Game, State
+from mancala_envs.render import ansi_board
 
 
-def board_text(game: Game, state: State) -> str:
-    """The text board of :func:`mancala_envs.render.ansi_board`, or a plain two-row fallback."""
-    try:
-        from mancala_envs.render import ansi_board
-    except ImportError:  # the renderer is optional for this agent
-        n, me = game.holes_per_row, state.to_move
-        opp_row = state.board[(1 - me) * n : (2 - me) * n][::-1]
-        own_row = state.board[me * n : (me + 1) * n]
-        return "\n".join(
-            [
-                f"player {1 - me}: " + " ".join(f"{v:3d}" for v in opp_row),
-                f"player {me}: " + " ".join(f"{v:3d}" for v in own_row),
-                "   hole: " + " ".join(f"{i:3d}" for i in range(n)),
-                f"captured: player 0 {state.captured[0]}, player 1 {state.captured[1]}",
-            ]
-        )
-    return ansi_board(game, state)
+class QuitGame(Exception):
+    """The person typed ``q``: the game is abandoned."""
 
 
-class HumanAgent:
+class HumanAgent(Agent):
     """Asks ``input_stream`` for a hole (``output_stream`` shows the board and the prompts)."""
 
     def __init__(
         self, seed: int = 0, input_stream: TextIO | None = None, output_stream: TextIO | None = None
     ):
+        super().__init__(seed)  # the generator is unused: a person's choices need no randomness
         self.name = "human"
-        self.rng = np.random.default_rng(seed)  # unused: a person's choices need no generator
         self.input = input_stream
         self.output = output_stream
 
@@ -50,17 +37,20 @@ class HumanAgent:
         out.flush()
 
     def act(self, game: Game, state: State) -> int:
-        legal = game.legal_actions(state)
-        if not legal:
-            raise ValueError("no legal move: the game is over")
+        legal = [int(a) for a in require_running(game, state).nonzero()[0]]
         n = game.num_actions
-        self._say(board_text(game, state))
+        self._say(ansi_board(game, state, bottom=state.to_move))
         while True:
-            self._say(f"player {state.to_move}, your move: hole 0..{n - 1} (? for the legal holes): ", end="")
+            self._say(
+                f"player {state.to_move}, your move: hole 0..{n - 1} (? for the legal holes, q to quit): ",
+                end="",
+            )
             line = (self.input or sys.stdin).readline()
             if not line:
                 raise EOFError("the input ended before a move was chosen")
             text = line.strip()
+            if text.lower() in ("q", "quit", "exit"):
+                raise QuitGame(f"player {state.to_move} quit at ply {state.ply}")
             if text in ("?", "help"):
                 self._say(f"legal holes: {', '.join(map(str, legal))}")
                 continue

@@ -1,5 +1,5 @@
 """UCT Monte-Carlo tree search with random rollouts, run in compiled code
-(:func:`agents.search_kernels.mcts_run`) through the core's ``apply_move`` kernel.
+(:func:`agents.mcts_kernels.mcts_run`) through the core's engine.
 
 The tree lives in preallocated numpy arrays (one row per node: packed state, children by action,
 visits, reward). A rollout's result is credited by player id: 1 to the winner's moves, 0.5 each
@@ -12,27 +12,29 @@ import time as _time
 
 import numpy as np
 
-from agents.base import time_budget
-from agents.search_kernels import mcts_run
+from agents.base import Agent, spec_number, time_budget
+from agents.mcts_kernels import mcts_run
 from mancala_envs import Game, State
 
+MAX_SIMS = 10_000_000  # the tree holds one node per simulation
 
-class MCTSAgent:
+
+class MCTSAgent(Agent):
     """UCT with ``sims`` simulations per move, exploration constant ``c`` (rewards in [0, 1]) and
     an optional ``time`` budget in seconds (whichever ends first). ``last_sims`` and
     ``last_seconds`` report the work done for the last move."""
 
     def __init__(self, sims: int = 1000, c: float = 1.4, time: float | None = None, seed: int = 0):
-        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
-            raise ValueError(f"mcts sims must be a positive integer, got {sims!r}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
-            raise ValueError(f"mcts c must be a non-negative number, got {c!r}")
+        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or not 1 <= sims <= MAX_SIMS:
+            raise ValueError(f"mcts sims must be an integer in 1..{MAX_SIMS}, got {sims!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c < float("inf"):
+            raise ValueError(f"mcts c must be a finite non-negative number, got {c!r}")
+        super().__init__(seed)
         self.sims = int(sims)
         self.c = float(c)
         self.time = time_budget(time, "mcts")
-        self.name = f"mcts:sims={self.sims}" + ("" if self.c == 1.4 else f",c={self.c:g}")
-        self.name += "" if self.time is None else f",time={self.time:g}"
-        self.rng = np.random.default_rng(seed)
+        self.name = f"mcts:sims={self.sims}" + ("" if self.c == 1.4 else f",c={spec_number(self.c)}")
+        self.name += "" if self.time is None else f",time={spec_number(self.time)}"
         self.last_sims = 0
         self.last_seconds = 0.0
         self._shape: tuple[int, int] | None = None

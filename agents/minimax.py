@@ -1,4 +1,4 @@
-"""Alpha-beta minimax agent over the compiled core (search in :mod:`agents.search_kernels`).
+"""Alpha-beta minimax agent over the compiled core (search in :mod:`agents.alphabeta_kernels`).
 
 Heuristics (value for the player ``p`` to move of a running position; a finished game is worth
 ±1,000,000 (more for a quicker win), a draw or a truncated game 0). ``row(x)`` is the seeds on x's
@@ -8,19 +8,23 @@ row, ``holes(x)`` his non-empty holes, ``cap(x)`` his captured seeds, ``opp`` th
   decide the game, and the seeds left on the board go to the last mover at the end (SE9), usually
   the player who still has them.
 - ``en_dodoi`` (won on captures): the same terms (ED4 gives the board to the last mover), and a
-  node where a row holds 6 seeds or fewer is searched one ply deeper: endgames are tactical.
+  line is searched one ply deeper (once) where a row holds 6 seeds or fewer: endgames are
+  tactical.
 - ``sadeqa_ii`` (won by survival, captures do not score): ``(row(p) - row(opp)) + (holes(p) -
-  holes(opp))`` — seeds and occupied holes keep a player alive; nodes where a row holds 4 seeds or
-  fewer are searched one ply deeper.
+  holes(opp))`` — seeds and occupied holes keep a player alive; a line is searched one ply deeper
+  (once) where a row holds 4 seeds or fewer.
 
 Search: iterative deepening to ``depth`` plies, negamax with alpha-beta credited by player id (a
-child's value is negated only when its player to move differs), forced moves not counted as depth,
-a transposition table (2**18 entries at depth 4, up to 2**20 deeper; cleared between moves so that
-a move depends only on the position and the seed), moves ordered by the table's best move, then by
-the children's static values. Root moves are first shuffled by the agent's generator, so
-equal-valued moves are chosen at random. With ``time`` (seconds) the deepening stops when the
-budget is spent: an iteration that would overrun it is cut short and the previous depth's move is
-played. A time budget makes the move depend on the machine's speed.
+child's value is negated only when its player to move differs), forced moves and low-material nodes
+extended (every child of a node searched to the same depth; the exact definition of the value is in
+:mod:`agents.alphabeta_kernels`), a transposition table (2**18 entries at depth 4, up to 2**20
+deeper; entries are reused only for the same depth and extension, never within reach of
+``max_plies``, and cleared between moves so that a move depends only on the position and the seed),
+moves ordered by the table's best move, then by the children's static values. Root moves are first
+shuffled by the agent's generator, so equal-valued moves are chosen at random. With ``time``
+(seconds) the deepening stops when the budget is spent: an iteration that would overrun it is cut
+short and the previous depth's move is played. A time budget makes the move depend on the machine's
+speed.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ import time as _time
 
 import numpy as np
 
-from agents.base import time_budget
-from agents.search_kernels import CTX_ABORTED, CTX_GENERATION, CTX_MAX_NODES, CTX_NODES, alphabeta_root
+from agents.alphabeta_kernels import CTX_ABORTED, CTX_GENERATION, CTX_MAX_NODES, CTX_NODES, alphabeta_root
+from agents.base import Agent, spec_number, time_budget
 from mancala_envs import Game, State
 
 # (captured, row, non-empty holes) difference weights, then the low-material extension threshold (-1 none)
@@ -43,7 +47,7 @@ MAX_TT_BITS = 20
 NO_LIMIT = 1 << 62
 
 
-class MinimaxAgent:
+class MinimaxAgent(Agent):
     """Alpha-beta to ``depth`` plies (1..60), optionally within ``time`` seconds per move.
 
     After each move ``last_nodes``, ``last_seconds`` and ``last_depth`` (deepest completed
@@ -53,10 +57,12 @@ class MinimaxAgent:
     def __init__(self, depth: int = 4, time: float | None = None, seed: int = 0):
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 60:
             raise ValueError(f"minimax depth must be an integer in 1..60, got {depth!r}")
+        super().__init__(seed)
         self.depth = int(depth)
         self.time = time_budget(time, "minimax")
-        self.name = f"minimax:depth={self.depth}" + ("" if time is None else f",time={self.time:g}")
-        self.rng = np.random.default_rng(seed)
+        self.name = f"minimax:depth={self.depth}" + (
+            "" if time is None else f",time={spec_number(self.time)}"
+        )
         size = 1 << min(MAX_TT_BITS, 10 + 2 * self.depth)
         self._tt_key = np.zeros(size, dtype=np.int64)
         self._tt_val = np.zeros(size, dtype=np.int64)

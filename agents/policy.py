@@ -1,11 +1,14 @@
-"""An agent that plays a trained policy: a sb3-contrib ``MaskablePPO`` checkpoint (``.zip``), a
-TorchScript module (``.pt``/``.pth``), or any torch callable given directly.
+"""An agent that plays a trained MaskablePPO policy: ``make_agent("policy[:path=...][,sample=true]")``.
 
-The policy sees the core's observation of the player to move (``game.observation(state,
-state.to_move)``) and his legal mask. A callable policy is ``f(obs, mask) -> logits`` with ``obs`` a
-float32 tensor ``(B, observation_size)``, ``mask`` a bool tensor ``(B, n)`` and logits ``(B, n)``.
-Illegal moves get no probability; the agent plays the most likely legal move, or samples one with
-its own generator when ``sample`` is true. With no path it uses the shipped ``models/<game>.zip``.
+Files: the safe pair ``NAME.json`` + ``NAME.pt`` that ``training/train_ppo.py`` writes
+(:mod:`agents.policy_files`; give either path), or, with ``trusted=true``, an sb3-contrib ``.zip``
+checkpoint (a pickle: only from a source you trust). With no path the agent plays the shipped
+model of the game being played, ``models/<game>.json``. ``model=`` takes a policy in memory: a
+``MaskablePPO`` model, its ``policy``, or a callable ``f(obs, mask) -> logits`` on torch tensors.
+
+The policy sees the core's view of the player to move (``game.counts`` for models trained on raw
+counts, ``game.observation`` otherwise) and his legal mask. Illegal moves get no probability; the
+agent plays the most likely legal move, or samples one with its own generator when ``sample``.
 """
 
 from __future__ import annotations
@@ -15,60 +18,85 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import NetworkAgent
+from agents.base import NetworkAgent, spec_name
 from mancala_envs import Game
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
 
 def shipped_model(game: Game) -> Path:
-    """``models/<game>.zip`` beside the package; ``ValueError`` when it is not there."""
-    path = MODELS_DIR / f"{game.name}.zip"
+    """``models/<game>.json`` beside the package; ``ValueError`` when it is not there."""
+    path = MODELS_DIR / f"{game.name}.json"
     if not path.is_file():
         raise ValueError(
-            f"no shipped policy for {game.name}: {path} does not exist; give one with policy:path=MODEL.zip"
+            f"no shipped policy for {game.name}: {path} does not exist; give one with policy:path=FILE"
         )
     return path
 
 
-def load_policy(path: str | Path) -> Any:
-    """A ``MaskablePPO`` model from a ``.zip`` or a TorchScript module from ``.pt``/``.pth``."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"policy file {str(path)!r} does not exist")
-    if path.suffix == ".zip":
-        from sb3_contrib import MaskablePPO
-
-        return MaskablePPO.load(path, device="cpu")
-    if path.suffix in (".pt", ".pth"):
-        import torch
-
-        return torch.jit.load(str(path), map_location="cpu")
-    raise ValueError(f"policy file {str(path)!r}: expected a MaskablePPO .zip or a TorchScript .pt/.pth")
-
-
 class PolicyAgent(NetworkAgent):
-    """Plays ``model`` (or the policy loaded from ``path``, or the shipped one for the game)."""
+    """Plays the policy loaded from ``path`` (or ``model``, or the shipped one for the game)."""
 
     def __init__(
-        self, path: str | Path | None = None, sample: bool = False, seed: int = 0, model: Any = None
+        self,
+        path: str | Path | None = None,
+        sample: bool = False,
+        trusted: bool = False,
+        seed: int = 0,
+        model: Any = None,
+        observation: str = "fractions",
     ):
-        if not isinstance(sample, bool):
-            raise ValueError(f"policy sample must be true or false, got {sample!r}")
+        for what, flag in (("sample", sample), ("trusted", trusted)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"policy {what} must be true or false, got {flag!r}")
         if path is not None and model is not None:
             raise ValueError("give a policy path or a model, not both")
-        self.name = "policy" + ("" if path is None else f":path={path}") + (",sample=true" if sample else "")
+        super().__init__(seed)
+        self.name = spec_name(
+            "policy",
+            {"path": path, "sample": "true" if sample else None, "trusted": "true" if trusted else None},
+        )
         self.sample = sample
-        self.rng = np.random.default_rng(seed)
-        self.model = load_policy(path) if path is not None else model
-        self._shipped: dict[str, Any] = {}
+        self._config: dict[str, Any] = {}
+        self._shipped: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self.model = None if path is None else self._load(Path(path), trusted)
+        if model is not None:
+            if observation not in ("fractions", "counts"):
+                raise ValueError(f"observation must be 'fractions' or 'counts', got {observation!r}")
+            self.model = getattr(model, "policy", model)
+            self._config = {"observation": observation}
+
+    def _load(self, path: Path, trusted: bool) -> Any:
+        from agents.policy_files import load_policy, load_zip
+
+        if path.suffix == ".zip":
+            return load_zip(path, trusted).policy
+        policy, self._config = load_policy(path)
+        return policy
 
     def _model_for(self, game: Game) -> Any:
         if self.model is not None:
+            self.counts = self._config.get("observation") == "counts"
             return self.model
         if game.name not in self._shipped:
+            from agents.policy_files import load_policy
+
             self._shipped[game.name] = load_policy(shipped_model(game))
-        return self._shipped[game.name]
+        policy, config = self._shipped[game.name]
+        self.counts = config.get("observation") == "counts"
+        return policy
+
+    def prepare(self, game: Game) -> None:
+        """Load the game's policy now (and learn which observation it reads)."""
+        self._model_for(game)
+
+    def act(self, game: Game, state: Any) -> int:
+        self.prepare(game)
+        return super().act(game, state)
+
+    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
+        self.prepare(game)
+        return super().act_batch(game, states)
 
     def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Masked logits ``(B, n)`` (``-inf`` on illegal moves) for a batch of observations."""
@@ -76,29 +104,29 @@ class PolicyAgent(NetworkAgent):
 
         model = self._model_for(game)
         mask = masks.astype(bool)
-        if hasattr(model, "policy") and hasattr(model, "observation_space"):  # a MaskablePPO model
-            from gymnasium import spaces
+        with torch.no_grad():
+            if hasattr(model, "get_distribution"):  # an SB3 policy
+                from gymnasium import spaces
 
-            space = model.observation_space
-            if isinstance(space, spaces.Dict):
-                obs: Any = {"observation": observations, "action_mask": masks.astype(np.int8)}
-                expected = space["observation"].shape
-            else:
-                obs, expected = observations, space.shape
-            actions = getattr(model.action_space, "n", None)
-            if tuple(expected) != (game.observation_size,) or actions != game.num_actions:
-                raise ValueError(
-                    f"the policy expects observations of shape {tuple(expected)} and {actions} actions, "
-                    f"{game.name} has ({game.observation_size},) and {game.num_actions}"
+                space = model.observation_space
+                as_dict = isinstance(space, spaces.Dict)
+                expected = tuple((space["observation"] if as_dict else space).shape)
+                actions = getattr(model.action_space, "n", None)
+                if expected != (game.observation_size,) or actions != game.num_actions:
+                    raise ValueError(
+                        f"the policy expects observations of shape {expected} and {actions} actions; "
+                        f"{game.name} has ({game.observation_size},) and {game.num_actions}"
+                    )
+                obs: Any = (
+                    {"observation": observations, "action_mask": masks.astype(np.int8)}
+                    if as_dict
+                    else observations
                 )
-            with torch.no_grad():
-                tensor, _ = model.policy.obs_to_tensor(obs)
-                dist = model.policy.get_distribution(tensor, action_masks=mask)
-                out = dist.distribution.logits.cpu().numpy().astype(np.float64)
-        else:
-            with torch.no_grad():
+                tensor, _ = model.obs_to_tensor(obs)
+                out = model.get_distribution(tensor, action_masks=mask).distribution.logits
+            else:
                 out = model(torch.as_tensor(observations), torch.as_tensor(mask))
-            out = np.asarray(out.detach().cpu().numpy() if hasattr(out, "detach") else out, dtype=np.float64)
+        out = np.asarray(out.detach().cpu().numpy() if hasattr(out, "detach") else out, dtype=np.float64)
         if out.shape != mask.shape:
             raise ValueError(f"the policy gave logits of shape {out.shape}, expected {mask.shape}")
         return np.where(mask, out, -np.inf)

@@ -12,8 +12,12 @@ that played ``N`` games is ``prior / N``: negligible for tournaments of useful s
 Anchor: ratings are shifted so that ``anchor`` (default ``"random"`` when it took part, else the
 first agent) is 0. Its interval is therefore [0, 0]; the others' intervals are relative to it.
 
-Confidence intervals: percentile bootstrap. Each resample redraws, pair by pair, that pair's games
-with replacement (a seeded ``numpy.random.Generator``), refits, and re-anchors.
+Confidence intervals: percentile cluster bootstrap. The independent units are the opening pairs
+(the two games of one opening with the seats swapped, :mod:`agents.arena.matches`); each resample
+redraws, pair of agents by pair of agents, that pair's units with replacement (a seeded
+``numpy.random.Generator``), refits, and re-anchors. With ``n_bootstrap=0`` there is no interval
+("n/a"). The report states the prior and warns when a pair of agents met fewer than
+``FEW_GAMES`` times.
 """
 
 from __future__ import annotations
@@ -27,21 +31,23 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import GameRecord, _as_record
+from agents.arena import GameRecord, as_record
 
 ELO = 400.0 / math.log(10.0)  # natural-log strength -> Elo points
+FEW_GAMES = 20  # fewer games than this between two agents: the report warns
 
 
 def pair_outcomes(
     records: Iterable[GameRecord | dict[str, Any]], agents: Sequence[str] | None = None
 ) -> tuple[list[str], dict[tuple[int, int], np.ndarray]]:
-    """Agent names and, for each pair ``(i, j)`` with ``i < j``, the scores of ``i`` (1, 0.5 or 0)
-    in their games. Games of an agent against itself are ignored."""
-    recs = [_as_record(r) for r in records]
+    """Agent names and, for each pair ``(i, j)`` with ``i < j``, an array of its units (opening
+    pairs; a game without pair bookkeeping is a unit of its own), one row ``(points of i, games)``
+    each. Games of an agent against itself are ignored."""
+    recs = [as_record(r) for r in records]
     names = list(agents) if agents is not None else list(dict.fromkeys(n for r in recs for n in r.agents))
     index = {n: k for k, n in enumerate(names)}
-    scores: dict[tuple[int, int], list[float]] = {}
-    for r in recs:
+    units: dict[tuple[int, int], dict[object, list[float]]] = {}
+    for number, r in enumerate(recs):
         if r.agents[0] == r.agents[1]:
             continue
         try:
@@ -50,8 +56,9 @@ def pair_outcomes(
             raise ValueError(f"record has agent {e.args[0]!r}, not among {names}") from e
         s0 = r.score_of(0)
         key, s = ((a, b), s0) if a < b else ((b, a), 1.0 - s0)
-        scores.setdefault(key, []).append(s)
-    return names, {k: np.asarray(v) for k, v in scores.items()}
+        unit = r.meta.get("pair_index", r.meta["index"] // 2 if "index" in r.meta else ("game", number))
+        units.setdefault(key, {}).setdefault(unit, []).append(s)
+    return names, {k: np.array([(sum(v), len(v)) for v in u.values()], dtype=float) for k, u in units.items()}
 
 
 def fit_bradley_terry(
@@ -114,6 +121,8 @@ class Ratings:
     score: np.ndarray  # points / games for each agent
     anchor: str
     n_bootstrap: int
+    prior: float = 1.0
+    fewest_games: int = 0
 
     def order(self) -> list[int]:
         """Agent indices from the highest rating down."""
@@ -133,20 +142,42 @@ class Ratings:
             for rank, i in enumerate(self.order(), start=1)
         ]
 
+    def interval_text(self, i: int) -> str:
+        if self.agents[i] == self.anchor:
+            return "anchor"
+        if not self.n_bootstrap:
+            return "n/a"
+        return f"[{self.low[i]:.0f}, {self.high[i]:.0f}]"
+
+    def notes(self) -> list[str]:
+        """What a reader must know: the anchor, the prior, the interval, and too-small samples."""
+        interval = (
+            f"95% cluster-bootstrap intervals over opening pairs ({self.n_bootstrap} resamples)"
+            if self.n_bootstrap
+            else "no intervals (bootstrap 0)"
+        )
+        out = [
+            f"Bradley-Terry on the Elo scale, `{self.anchor}` anchored at 0; prior: {self.prior:g} virtual "
+            f"game(s) per pair of agents that met, half won by each; {interval}."
+        ]
+        if self.fewest_games < FEW_GAMES:
+            out.append(
+                f"**Warning:** a pair of agents met only {self.fewest_games} times (fewer than "
+                f"{FEW_GAMES}): these ratings are very uncertain."
+            )
+        return out
+
     def to_markdown(self) -> str:
         lines = [
             "| rank | agent | Elo | 95% CI | games | score |",
             "|---:|:---|---:|:---:|---:|---:|",
         ]
-        for r in self.rows():
+        for r, i in zip(self.rows(), self.order(), strict=True):
             lines.append(
-                f"| {r['rank']} | `{r['agent']}` | {r['elo']:.0f} | [{r['ci_low']:.0f}, {r['ci_high']:.0f}] "
+                f"| {r['rank']} | `{r['agent']}` | {r['elo']:.0f} | {self.interval_text(i)} "
                 f"| {r['games']} | {r['score']:.3f} |"
             )
-        return (
-            "\n".join(lines)
-            + f"\n\nElo anchored at `{self.anchor}` = 0; {self.n_bootstrap} bootstrap resamples.\n"
-        )
+        return "\n".join(lines) + "\n\n" + "\n\n".join(self.notes()) + "\n"
 
     def to_csv(self, path: str | os.PathLike) -> None:
         rows = self.rows()
@@ -167,10 +198,15 @@ class Ratings:
         elo = self.elo[idx]
         fig = Figure(figsize=(7, 0.5 * len(idx) + 1.5), layout="constrained")
         ax = fig.add_subplot()
-        ax.errorbar(elo, y, xerr=[elo - self.low[idx], self.high[idx] - elo], fmt="o", capsize=4)
+        if self.n_bootstrap:
+            ax.errorbar(elo, y, xerr=[elo - self.low[idx], self.high[idx] - elo], fmt="o", capsize=4)
+        else:
+            ax.plot(elo, y, "o")
         ax.set_yticks(y, [self.agents[i] for i in idx])
         ax.axvline(0, color="grey", lw=0.8, ls="--")
-        ax.set_xlabel(f"Elo (Bradley–Terry, {self.anchor} = 0), 95% bootstrap CI")
+        ax.set_xlabel(
+            f"Elo (Bradley–Terry, {self.anchor} = 0)" + (", 95% bootstrap CI" if self.n_bootstrap else "")
+        )
         ax.set_title(title)
         ax.grid(axis="x", alpha=0.3)
         fig.savefig(path, dpi=120)
@@ -185,6 +221,7 @@ def compute_ratings(
     prior: float = 1.0,
 ) -> Ratings:
     """Fit ratings to game records and bootstrap their 95% intervals (module docstring)."""
+    check_rating_options(n_bootstrap, prior)
     names, outcomes = pair_outcomes(records, agents)
     if len(names) < 2:
         raise ValueError(f"ratings need at least two agents, got {names}")
@@ -195,23 +232,33 @@ def compute_ratings(
     a = names.index(anchor)
     k = len(names)
 
-    def matrices(sums: dict[tuple[int, int], float]) -> tuple[np.ndarray, np.ndarray]:
+    def matrices(sums: dict[tuple[int, int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         wins, games = np.zeros((k, k)), np.zeros((k, k))
-        for (i, j), s in sums.items():
-            m = len(outcomes[(i, j)])
-            wins[i, j], wins[j, i] = s, m - s
+        for (i, j), (points, m) in sums.items():
+            wins[i, j], wins[j, i] = points, m - points
             games[i, j] = games[j, i] = m
         return wins, games
 
-    wins, games = matrices({p: float(v.sum()) for p, v in outcomes.items()})
+    wins, games = matrices({p: v.sum(axis=0) for p, v in outcomes.items()})
     elo = fit_bradley_terry(wins, games, anchor=a, prior=prior)
     rng = np.random.default_rng(seed)
     boot = np.empty((n_bootstrap, k))
     for b in range(n_bootstrap):
-        sums = {p: float(v[rng.integers(len(v), size=len(v))].sum()) for p, v in outcomes.items()}
+        sums = {p: v[rng.integers(len(v), size=len(v))].sum(axis=0) for p, v in outcomes.items()}
         boot[b] = fit_bradley_terry(*matrices(sums), anchor=a, prior=prior)
-    low, high = np.percentile(boot, [2.5, 97.5], axis=0) if n_bootstrap else (elo.copy(), elo.copy())
+    none = np.full(k, np.nan)
+    low, high = np.percentile(boot, [2.5, 97.5], axis=0) if n_bootstrap else (none, none.copy())
     n_games = games.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         score = wins.sum(axis=1) / n_games
-    return Ratings(names, elo, low, high, n_games, score, anchor, n_bootstrap)
+    fewest = int(min(v[:, 1].sum() for v in outcomes.values())) if outcomes else 0
+    return Ratings(names, elo, low, high, n_games, score, anchor, n_bootstrap, prior, fewest)
+
+
+def check_rating_options(n_bootstrap: object, prior: object) -> None:
+    """``ValueError`` for a bootstrap count that is not a non-negative integer or a prior that is
+    not a positive finite number (checked before a tournament plays its first game)."""
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
+        raise ValueError(f"the bootstrap count must be a non-negative integer, got {n_bootstrap!r}")
+    if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
+        raise ValueError(f"the prior must be a positive number of virtual games, got {prior!r}")

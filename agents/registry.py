@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, RandomAgent
+from agents.base import Agent, RandomAgent, require_running
 from agents.greedy import GreedyAgent
 from agents.human import HumanAgent
 from agents.mcts import MCTSAgent
@@ -28,9 +28,12 @@ def _integer(text: str) -> int:
 
 def _number(text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ValueError(f"{text!r} is not a number") from None
+    if not np.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite number")
+    return value
 
 
 def _boolean(text: str) -> bool:
@@ -50,7 +53,11 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
         {"sims": _integer, "c": _number, "time": _number},
         "mcts:sims=1000[,c=1.4][,time=SECONDS]",
     ),
-    "policy": (PolicyAgent, {"path": str, "sample": _boolean}, "policy[:path=MODEL.zip][,sample=true]"),
+    "policy": (
+        PolicyAgent,
+        {"path": str, "sample": _boolean, "trusted": _boolean},
+        "policy[:path=MODEL.json][,sample=true][,trusted=true for a pickled .zip]",
+    ),
     "rllib": (
         RLlibAgent,
         {"path": str, "module": str, "sample": _boolean},
@@ -91,7 +98,7 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
 
     Raises ``ValueError`` naming the known agents for an unknown name, the accepted parameters for
     an unknown one, and the problem for a malformed or out-of-range value. The agent's ``name`` is
-    the spec, whitespace removed.
+    its canonical spec: ``make_agent(agent.name)`` rebuilds the same agent (defaults left out).
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -106,6 +113,44 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
             params[key] = accepted[key](value)
         except ValueError as err:
             raise ValueError(f"bad {name} parameter {key}: {err}") from None
-    agent = factory(**params, seed=seed)
-    agent.name = name + (":" + ",".join(f"{k}={v}" for k, v in raw.items()) if raw else "")
-    return agent
+    return factory(**params, seed=seed)  # each agent names itself with the spec that rebuilds it
+
+
+class CallableAgent(Agent):
+    """An agent around a callable, for the envs' older ``opponent=`` forms: ``f(observation_dict)
+    -> action`` (single-agent env) or, ``batched``, ``f(observations, masks) -> actions`` (vector
+    env). Observations are the mover's (``game.observation``), masks int8."""
+
+    def __init__(self, fn: Callable[..., Any], batched: bool, seed: int = 0):
+        super().__init__(seed)
+        self.fn, self.batched = fn, batched
+        self.name = f"callable:{getattr(fn, '__name__', type(fn).__name__)}"
+
+    def act(self, game: Any, state: Any) -> int:
+        mask = require_running(game, state).copy()
+        obs = game.observation(state, state.to_move)
+        if self.batched:
+            return self.fn(obs[None], mask[None])[0]
+        return self.fn({"observation": obs, "action_mask": mask})
+
+    def act_batch(self, game: Any, states: np.ndarray) -> np.ndarray:
+        if not self.batched:
+            return super().act_batch(game, states)
+        masks = game.legal_masks(states)
+        return np.asarray(self.fn(game.observations(states, states[:, game.layout.to_move]), masks))
+
+
+def as_agent(opponent: object, seed: int = 0, batched_callable: bool = False) -> Agent:
+    """The one adapter from what a caller holds to the agent protocol (``agents/base.py``): a spec
+    string (built with :func:`make_agent` and ``seed``), an agent (anything with ``act``, returned
+    as it is) or a callable (wrapped in :class:`CallableAgent`)."""
+    if isinstance(opponent, str):
+        return make_agent(opponent, seed=seed)
+    if callable(getattr(opponent, "act", None)):
+        return opponent  # type: ignore[return-value]
+    if callable(opponent):
+        return CallableAgent(opponent, batched_callable, seed=seed)
+    raise ValueError(
+        "an opponent is an agent spec (e.g. 'greedy', 'minimax:depth=2'), an agent or a callable, "
+        f"got {opponent!r}"
+    )

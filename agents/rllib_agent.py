@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import NetworkAgent
+from agents.base import NetworkAgent, spec_name
 from mancala_envs import Game
 
 RUN_CHECKPOINT = "checkpoint"  # the latest checkpoint inside a train-rllib --out folder
@@ -72,9 +72,14 @@ class RLlibAgent(NetworkAgent):
             raise ValueError(f"rllib sample must be true or false, got {sample!r}")
         if (path is None) == (rl_module is None):
             raise ValueError("an rllib agent needs a checkpoint: give path=DIR (or an RLModule), not both")
-        self.name = "rllib" + ("" if path is None else f":path={path}") + (",sample=true" if sample else "")
+        super().__init__(seed)
+        params = {
+            "path": path,
+            "module": None if module == "main" else module,
+            "sample": "true" if sample else None,
+        }
+        self.name = spec_name("rllib", params)
         self.sample = sample
-        self.rng = np.random.default_rng(seed)
         self.module = load_module(path, module) if path is not None else rl_module
 
     def _check(self, game: Game) -> None:

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from mancala_envs.vector import MancalaVecEnv
+from mancala_envs.envs.vector import MancalaVecEnv
 
 GAMES = ["songo_ewondo", "sadeqa_ii", "en_dodoi"]
 VEC_SIZES = [1, 64, 1024]

@@ -1,16 +1,19 @@
 """mancala_envs: Songo Ewondo, Sadeqa II and En Dodoi as reinforcement-learning environments.
 
 The rules core (RULES.md §5): :func:`get_game`, :class:`Game`, :class:`State`,
-:class:`IllegalMoveError`, and the batched :func:`random_games`.
+:class:`IllegalMoveError`, the batched :func:`random_games` and :func:`outcome`, the one result
+helper. Environments: the PettingZoo modules ``songo_ewondo_v0``, ``sadeqa_ii_v0``,
+``en_dodoi_v0``, and :mod:`mancala_envs.envs` (AEC, single-agent Gymnasium, vector envs).
 """
 
 import mancala_envs._numba_cache  # noqa: F401  (first: keys numba's cache on the kernels' sources)
-from mancala_envs.game import Game, IllegalMoveError, RandomGames, State, get_game, random_games
+from mancala_envs.game import Game, RandomGames, get_game, outcome, random_games
 from mancala_envs.registration import register_envs
 from mancala_envs.rulesets import RULESETS, Ruleset
+from mancala_envs.state import IllegalMoveError, State
 
 GAMES = tuple(RULESETS)
-register_envs()  # pettingzoo.make("aec", "mancala/<game>-v0")
+register_envs()
 
 __all__ = [
     "GAMES",
@@ -20,6 +23,7 @@ __all__ = [
     "Ruleset",
     "State",
     "get_game",
+    "outcome",
     "random_games",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,12 +1,10 @@
-"""Keep numba's on-disk cache honest across modules.
-
-``@njit(cache=True)`` invalidates a cached function when its *own* file changes, not when a function
-it calls from another module does: after an edit to ``kernels.py``, the cached kernels of
-``vector.py`` or ``agents/search_kernels.py`` would keep running the old rules. This module adds a
-cache locator, for this project's files only, whose source stamp also carries a digest of every
-project module that holds compiled code (or the rules constants they read), so such an edit
-recompiles every dependent kernel. Other code's caches are untouched. Importing this module
-installs the locator.
+"""Keep numba's on-disk cache honest across modules. ``@njit(cache=True)`` invalidates a cached
+function when its *own* file changes, not when a function it calls from another module does: after
+an edit to ``core/engine.py``, the cached kernels of ``envs/vector_kernel.py`` or
+``agents/alphabeta_kernels.py`` would keep running the old rules. This module adds a cache locator,
+for this project's files only, whose source stamp also carries a digest of every project module
+that holds compiled code (or the rules constants they read), so such an edit recompiles every
+dependent kernel. Other code's caches are untouched. Importing this module installs the locator.
 """
 
 from __future__ import annotations
@@ -25,10 +23,10 @@ _PROJECT_DIRS = tuple(
 def _project_digest() -> str:
     digest = hashlib.sha1()
     for directory in _PROJECT_DIRS:
-        for path in sorted(directory.glob("*.py")):
+        for path in sorted(directory.rglob("*.py")):
             source = path.read_bytes()
             if b"njit" in source or path.name == "rulesets.py":
-                digest.update(path.name.encode())
+                digest.update(str(path.relative_to(directory)).encode())
                 digest.update(source)
     return digest.hexdigest()
 
@@ -44,10 +42,25 @@ class ProjectCacheLocator(caching.InTreeCacheLocator):
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if Path(py_file).resolve().parent not in _PROJECT_DIRS:
+        parents = Path(py_file).resolve().parents
+        if not any(d in parents for d in _PROJECT_DIRS):
             return None
         return super().from_function(py_func, py_file)
 
 
 if ProjectCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, ProjectCacheLocator)
+
+
+def cache_is_warm() -> bool:
+    """Has a process of this checkout finished compiling the current kernels (see :func:`mark_warm`)?"""
+    return (_PACKAGE_DIR / "__pycache__" / f".kernels-{_DIGEST[:16]}").exists()
+
+
+def mark_warm() -> None:
+    """Note that the kernels of the current sources have been compiled and cached."""
+    try:
+        (_PACKAGE_DIR / "__pycache__").mkdir(exist_ok=True)
+        (_PACKAGE_DIR / "__pycache__" / f".kernels-{_DIGEST[:16]}").touch()
+    except OSError:
+        pass

@@ -1,4 +1,4 @@
-"""En Dodoi as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
+"""En Dodoi as a PettingZoo AEC environment: ``env()``, ``raw_env``, ``parallel_env()``.
 
 Rules (docs/RULES.md §4): 2 × ``n`` holes (``holes_per_row`` 6..10, default 8), 4 seeds each
 (``8n``), no stores. Relay sowing counter-clockwise, no hole skipped (ED1). A move ending in the
@@ -23,14 +23,28 @@ Rewards only at the end: +1 winner, -1 loser, 0 both on a draw or truncation.
 Arguments: ``holes_per_row`` (6..10, default 8), ``max_plies`` (default 1000), ``first_player``
 (``"player_0"``, ``"player_1"``, ``"random"``), ``render_mode`` (``"human"``, ``"ansi"``,
 ``"rgb_array"``), ``illegal_action`` (``"terminate"`` or ``"raise"``). Checks, errors and
-``state()`` are described in :mod:`mancala_envs.aec`. Registered as
+``state()`` are described in :mod:`mancala_envs.envs.aec`. Registered as
 ``pettingzoo.make("aec", "mancala/en_dodoi-v0", holes_per_row=10)``.
 
 Version history: v0 — first release.
 """
 
-from mancala_envs.aec import make_env_functions
+from mancala_envs.envs.aec import MancalaEnv
+from mancala_envs.envs.parallel import MancalaParallelEnv
 
-env, raw_env = make_env_functions("en_dodoi", __name__)
 
-__all__ = ["env", "raw_env"]
+class raw_env(MancalaEnv, game="en_dodoi"):
+    """The en_dodoi AEC environment (module docstring); ``env()`` returns it unwrapped."""
+
+
+def env(**kwargs) -> raw_env:
+    """The en_dodoi AEC environment (PettingZoo's standard wrappers are built in)."""
+    return raw_env(**kwargs)
+
+
+def parallel_env(**kwargs) -> MancalaParallelEnv:
+    """The en_dodoi environment through PettingZoo's Parallel API."""
+    return MancalaParallelEnv.make(raw_env, **kwargs)
+
+
+__all__ = ["env", "parallel_env", "raw_env"]

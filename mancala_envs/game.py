@@ -1,131 +1,28 @@
-"""The public core API of RULES.md §5: :func:`get_game`, :class:`Game`, :class:`State`,
-:class:`IllegalMoveError`, plus batched kernels for speed-critical users (:meth:`Game.apply_batch`,
-:func:`random_games`).
+"""The public core API of RULES.md §5: :func:`get_game`, :class:`Game` (with :class:`State` and
+:class:`IllegalMoveError` from :mod:`mancala_envs.state`), batched kernels for speed-critical
+users (:meth:`Game.apply_batch`, :func:`random_games`) and a mutable :meth:`Game.cursor`.
 
 A :class:`Game` is a thin interpreter of one frozen :class:`~mancala_envs.rulesets.Ruleset`; every
-rule lives in :mod:`mancala_envs.kernels`. States are immutable: ``apply`` returns a new one.
+rule lives in :mod:`mancala_envs.core`. States are immutable: ``apply`` returns a new one. Every
+method checks its input here, at the boundary, and raises ``ValueError`` (``IllegalMoveError``
+for actions) naming the problem; the kernels trust what they get.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from mancala_envs import kernels as K
+from mancala_envs.core import checks, engine
+from mancala_envs.core.batch import step_batch, view_batch, view_into
+from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
+from mancala_envs.core.rollout import play_random_games
 from mancala_envs.rulesets import Ruleset, get_ruleset
+from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
-
-class IllegalMoveError(ValueError):
-    """An action that the rules forbid in this position, or one that is not a hole index."""
-
-
-class State:
-    """One immutable position. Fields of RULES.md §5 as read-only properties (no setters; the
-    arrays they return are read-only views), so ``apply`` never changes a state it was given.
-
-    ``board`` and ``captured`` are read-only ``int32`` arrays; ``winner`` is 0, 1, -1 (draw) or
-    None (running or truncated); ``first_move_pending`` is a pair of bools for Sadeqa II and None
-    for the other games. ``array`` is the packed vector the kernels work on (layout in
-    :mod:`mancala_envs.kernels`), also read-only.
-    """
-
-    __slots__ = ("_array", "_game", "_mask", "_n")
-
-    def __init__(self, game: Game, array: np.ndarray, mask: np.ndarray | None = None):
-        if mask is None:
-            mask = array[game._mask_slice].astype(np.int8)
-        mask.flags.writeable = False
-        self._array = array
-        self._mask = mask
-        self._game = game
-        self._n = game.holes_per_row
-
-    def _view(self, start: int, stop: int) -> np.ndarray:
-        view = self._array[start:stop]
-        view.flags.writeable = False
-        return view
-
-    @property
-    def game(self) -> Game:
-        return self._game
-
-    @property
-    def array(self) -> np.ndarray:
-        return self._view(0, self._array.shape[0])
-
-    @property
-    def board(self) -> np.ndarray:
-        return self._view(0, 2 * self._n)
-
-    @property
-    def captured(self) -> np.ndarray:
-        return self._view(2 * self._n, 2 * self._n + 2)
-
-    @property
-    def to_move(self) -> int:
-        return int(self._array[2 * self._n + 2])
-
-    @property
-    def ply(self) -> int:
-        return int(self._array[2 * self._n + 3])
-
-    @property
-    def done(self) -> bool:
-        return bool(self._array[2 * self._n + 4] == K.DONE)
-
-    @property
-    def truncated(self) -> bool:
-        return bool(self._array[2 * self._n + 4] == K.TRUNCATED)
-
-    @property
-    def is_over(self) -> bool:
-        """``done or truncated``."""
-        return bool(self._array[2 * self._n + 4] != K.RUNNING)
-
-    @property
-    def winner(self) -> int | None:
-        w = int(self._array[2 * self._n + 5])
-        return None if w == K.NO_WINNER else w
-
-    @property
-    def first_move_pending(self) -> tuple[bool, bool] | None:
-        if not self._game.ruleset.has_opening_rule:
-            return None
-        p = 2 * self._n + 6
-        return bool(self._array[p]), bool(self._array[p + 1])
-
-    @property
-    def last_action(self) -> int | None:
-        """Local hole of the move that led here (None at a start or constructed position)."""
-        a = int(self._array[2 * self._n + 8])
-        return None if a < 0 else a
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, State)
-            and other._game.ruleset == self._game.ruleset
-            and np.array_equal(other._array, self._array)
-        )
-
-    def __hash__(self) -> int:
-        return hash((self._game.ruleset, self._array.tobytes()))
-
-    def __repr__(self) -> str:
-        extra = f", first_move_pending={list(self.first_move_pending)}" if self.first_move_pending else ""
-        return (
-            f"State({self._game.name}, board={self.board.tolist()}, captured={self.captured.tolist()}, "
-            f"to_move={self.to_move}, ply={self.ply}, done={self.done}, truncated={self.truncated}, "
-            f"winner={self.winner}{extra})"
-        )
-
-    def __reduce__(self):
-        return (_rebuild_state, (self._game.ruleset, np.array(self._array)))
-
-
-def _rebuild_state(ruleset: Ruleset, array: np.ndarray) -> State:
-    return State(Game(ruleset), array)
+__all__ = ["Game", "IllegalMoveError", "RandomGames", "State", "get_game", "outcome", "random_games"]
 
 
 class RandomGames(NamedTuple):
@@ -139,10 +36,25 @@ class RandomGames(NamedTuple):
     # factor = legal_moves / plies); only with random_games(..., count_legal_moves=True)
 
 
-def _as_int(value: object, what: str) -> int:
+def as_int(value: object, what: str) -> int:
+    """``value`` as a Python int: an int, a NumPy integer or a 0-d integer array (not a bool)."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+        return int(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{what} must be an integer, got {value!r}")
     return int(value)
+
+
+def _as_array(values: object, what: str) -> np.ndarray:
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError) as e:  # ragged nesting and the like
+        raise ValueError(f"{what} is not an array of integers: {e}") from None
+
+
+def outcome(winner: int | None, seat: int) -> int:
+    """+1 if ``seat`` won, -1 if it lost, 0 for a draw or no winner (the core's ``outcome_for``)."""
+    return int(engine.outcome_for(NO_WINNER if winner is None else int(winner), int(seat)))
 
 
 class Game:
@@ -151,15 +63,15 @@ class Game:
     def __init__(self, ruleset: Ruleset):
         self.ruleset = ruleset
         self.name = ruleset.name
-        self.holes_per_row = ruleset.holes_per_row
-        self.num_actions = ruleset.holes_per_row
+        self.holes_per_row = n = ruleset.holes_per_row
+        self.num_actions = n
         self.total_seeds = ruleset.total_seeds
         self.max_plies = ruleset.max_plies
         self.rules = ruleset.to_array()
-        n = ruleset.holes_per_row
-        self.state_size = 3 * n + 9
+        self.layout = layout(n)
+        self.state_size = self.layout.length
         self.observation_size = 2 * n + 2 + (2 if ruleset.has_opening_rule else 0)
-        self._mask_slice = slice(2 * n + 9, 3 * n + 9)
+        self._scale = 1.0 / self.total_seeds
 
     def __repr__(self) -> str:
         return f"Game({self.name!r}, holes_per_row={self.holes_per_row}, max_plies={self.max_plies})"
@@ -185,10 +97,7 @@ class Game:
 
     def initial_state(self, first_player: int = 0) -> State:
         """The starting position with ``first_player`` (0 or 1) to move."""
-        player = _as_int(first_player, "first_player")
-        if player not in (0, 1):
-            raise ValueError(f"first_player must be 0 or 1, got {player}")
-        return State(self, K.initial_state(self.rules, player))
+        return State(self, engine.initial_state(self.rules, self._player(first_player, "first_player")))
 
     def state_from(
         self,
@@ -196,56 +105,113 @@ class Game:
         captured: Sequence[int] = (0, 0),
         to_move: int = 0,
         first_move_pending: Sequence[bool] | None = None,
+        *,
+        ply: int = 0,
+        last_action: int | None = None,
     ) -> State:
-        """A position built from its parts (ply 0). A position whose player to move has no legal
-        move comes back already ended (SE9/SQ6/ED4). Malformed input raises ``ValueError``."""
-        n = self.holes_per_row
-        board_arr = self._int_vector(board, 2 * n, "board")
-        captured_arr = self._int_vector(captured, 2, "captured")
+        """A position built from its parts. A position whose player to move has no legal move
+        comes back already ended (SE9/SQ6/ED4), one at ``max_plies`` truncated (TR1).
+        Malformed input raises ``ValueError`` naming the problem."""
+        n, lay = self.holes_per_row, self.layout
+        board_arr = self._counts(board, 2 * n, "board")
+        captured_arr = self._counts(captured, 2, "captured")
         total = int(board_arr.sum() + captured_arr.sum())
         if total != self.total_seeds:
             raise ValueError(f"board and captured hold {total} seeds, {self.name} has {self.total_seeds}")
-        player = _as_int(to_move, "to_move")
-        if player not in (0, 1):
-            raise ValueError(f"to_move must be 0 or 1, got {player}")
-        if first_move_pending is not None and not self.ruleset.has_opening_rule:
-            raise ValueError(f"first_move_pending applies to sadeqa_ii only, not {self.name}")
-        pending = [False, False] if first_move_pending is None else list(first_move_pending)
-        if len(pending) != 2 or not all(
-            isinstance(p, (bool, np.bool_, int)) and p in (0, 1) for p in pending
-        ):
-            raise ValueError(f"first_move_pending must be two booleans, got {first_move_pending!r}")
+        ply = as_int(ply, "ply")
+        if not 0 <= ply <= self.max_plies:
+            raise ValueError(f"ply must be in 0..max_plies ({self.max_plies}), got {ply}")
+        last = NO_ACTION if last_action is None else as_int(last_action, "last_action")
+        if not -1 <= last < n:
+            raise ValueError(f"last_action must be None or a hole 0..{n - 1}, got {last_action!r}")
         state = np.zeros(self.state_size, dtype=np.int32)
-        state[: 2 * n] = board_arr
-        state[2 * n : 2 * n + 2] = captured_arr
-        state[2 * n + 2] = player
-        state[2 * n + 5] = K.NO_WINNER
-        state[2 * n + 6 : 2 * n + 8] = pending
-        state[2 * n + 8] = -1
-        K.settle(state, self.rules)
+        state[lay.board] = board_arr
+        state[lay.captured] = captured_arr
+        state[lay.to_move] = self._player(to_move, "to_move")
+        state[lay.ply] = ply
+        state[lay.winner] = NO_WINNER
+        state[lay.pending] = self._pending(first_move_pending)
+        state[lay.last_action] = last
+        engine.settle(state, self.rules, engine.new_work(n), True)
         return State(self, state)
 
     def state_from_array(self, array: np.ndarray) -> State:
         """An immutable :class:`State` holding a copy of a packed state vector (e.g. one row of a
-        batch, or ``state.array``)."""
-        arr = np.array(array, dtype=np.int32, copy=True)
-        if arr.shape != (self.state_size,):
-            raise ValueError(f"a packed {self.name} state has shape ({self.state_size},), got {arr.shape}")
+        batch, or ``state.array``). Everything is checked: ranges, totals, and that the legal
+        mask and the status are what the rules give for this position."""
+        arr = self._packed(array, "a packed state", (self.state_size,))
+        code = checks.check_packed(arr, self.rules, True)
+        if code:
+            raise ValueError(f"not a valid packed {self.name} state: {checks.describe(code)}")
         return State(self, arr)
 
-    @staticmethod
-    def _int_vector(values: Sequence[int], length: int, what: str) -> np.ndarray:
-        arr = np.asarray(values)
+    def state_from_dict(self, d: Mapping[str, Any]) -> State:
+        """The state of a :meth:`State.to_dict` dict (any ``max_plies`` the ply fits in)."""
+        if not isinstance(d, Mapping):
+            raise ValueError(f"a state dict is a mapping, got {type(d).__name__}")
+        if d.get("format") != STATE_FORMAT:
+            raise ValueError(f"state dict format must be {STATE_FORMAT}, got {d.get('format')!r}")
+        width = dict(d.get("params") or {}).get("holes_per_row", self.holes_per_row)
+        if d.get("game") != self.name or width != self.holes_per_row:
+            raise ValueError(
+                f"state dict is a {d.get('game')!r} position (holes_per_row {width}), not {self!r}"
+            )
+        try:
+            state = self.state_from(
+                d["board"],
+                d["captured"],
+                d["to_move"],
+                d.get("first_move_pending"),
+                ply=d.get("ply", 0),
+                last_action=d.get("last_action"),
+            )
+        except KeyError as e:
+            raise ValueError(f"state dict has no {e.args[0]!r}") from None
+        for key in ("done", "truncated", "winner"):
+            if key in d and d[key] != getattr(state, key):
+                raise ValueError(f"state dict says {key}={d[key]!r}, the rules give {getattr(state, key)!r}")
+        return state
+
+    def _player(self, value: object, what: str) -> int:
+        player = as_int(value, what)
+        if player not in (0, 1):
+            raise ValueError(f"{what} must be 0 or 1, got {player}")
+        return player
+
+    def _pending(self, pending: object) -> list[int]:
+        if pending is None:
+            return [0, 0]
+        if not self.ruleset.has_opening_rule:
+            raise ValueError(f"first_move_pending applies to sadeqa_ii only, not {self.name}")
+        arr = _as_array(pending, "first_move_pending")
+        if arr.shape != (2,) or arr.dtype.kind not in "biu" or not np.isin(arr, (0, 1)).all():
+            raise ValueError(f"first_move_pending must be two booleans, got {pending!r}")
+        return [int(x) for x in arr]
+
+    def _counts(self, values: object, length: int, what: str) -> np.ndarray:
+        arr = _as_array(values, what)
         if arr.shape != (length,):
             raise ValueError(f"{what} must have {length} entries, got shape {arr.shape}")
-        if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and np.all(arr == np.round(arr))):
+        if arr.dtype.kind not in "iu":
             raise ValueError(f"{what} must hold integers, got {values!r}")
-        arr = arr.astype(np.int64)
         if (arr < 0).any():
             raise ValueError(f"{what} has negative counts: {arr.tolist()}")
-        return arr
+        if (arr > self.total_seeds).any():
+            raise ValueError(f"{what} has counts above the game's {self.total_seeds} seeds: {arr.tolist()}")
+        return arr.astype(np.int64)
 
-    def _check_state(self, state: State) -> State:
+    def _packed(self, array: object, what: str, shape: tuple[int, ...]) -> np.ndarray:
+        arr = _as_array(array, what)
+        if arr.shape != shape:
+            raise ValueError(f"{what} of {self.name} has shape {shape}, got {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"{what} must hold integers, got dtype {arr.dtype}")
+        limits = np.iinfo(np.int32)
+        if arr.dtype != np.int32 and arr.size and (arr.min() < limits.min or arr.max() > limits.max):
+            raise ValueError(f"{what} holds values outside int32")
+        return np.array(arr, dtype=np.int32, copy=True, order="C")
+
+    def _check_state(self, state: object) -> State:
         if not isinstance(state, State):
             raise ValueError(f"expected a State, got {type(state).__name__}")
         if state._game is not self and state._game.ruleset != self.ruleset:
@@ -256,7 +222,7 @@ class Game:
 
     def legal_mask(self, state: State) -> np.ndarray:
         """``int8`` array of shape ``(n,)``: 1 where the local hole is a legal move for
-        ``state.to_move``; all zero once the game is over (TR2)."""
+        ``state.to_move``; all zero once the game is over (TR2). Read-only."""
         if type(state) is not State or state._game is not self:
             self._check_state(state)
         return state._mask
@@ -270,24 +236,28 @@ class Game:
         Raises :class:`IllegalMoveError` for an action that is not legal here."""
         if type(state) is not State or state._game is not self:
             self._check_state(state)
-        if type(action) is not int:
-            action = self._action_int(action)
+        if type(action) is not int or not 0 <= action < self.num_actions:
+            action = self.action_index(action)
         new = np.empty(self.state_size, dtype=np.int32)
         mask = np.empty(self.num_actions, dtype=np.int8)
-        if not K.apply_into(state._array, action, self.rules, new, mask):
-            raise IllegalMoveError(self._why_illegal(state, action))
+        if not engine.apply_into(state._array, action, self.rules, new, mask):
+            raise IllegalMoveError(self.why_illegal(state, action))
         return State(self, new, mask)
 
-    def _action_int(self, action: object) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                return int(action)
+    def action_index(self, action: object) -> int:
+        """``action`` as a hole index ``0..n-1``; :class:`IllegalMoveError` if it is not one."""
+        try:
+            value = as_int(action, "an action")
+        except ValueError:
             raise IllegalMoveError(
                 f"an action is an integer hole index 0..{self.num_actions - 1}, got {action!r}"
-            )
-        return int(action)
+            ) from None
+        if not 0 <= value < self.num_actions:
+            raise IllegalMoveError(f"action {value} is out of range: holes are 0..{self.num_actions - 1}")
+        return value
 
-    def _why_illegal(self, state: State, action: int) -> str:
+    def why_illegal(self, state: State, action: int) -> str:
+        """Why ``action`` cannot be played in ``state``, in words."""
         if state.is_over:
             return f"the game is over ({'truncated' if state.truncated else 'done'}); no move is legal"
         if not 0 <= action < self.num_actions:
@@ -306,36 +276,53 @@ class Game:
         Rows are the board rolled by ``-player * n`` (each row from its owner's seat, own row
         first), so one network plays both seats. Seed counts are divided by ``total_seeds``.
         """
-        array = self._check_state(state)._array
-        player = _as_int(player, "player")
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player}")
         out = np.empty(self.observation_size, dtype=np.float32)
-        K.observe(array, player, self.rules, self.total_seeds, out)
+        view_into(
+            self._check_state(state)._array, self._player(player, "player"), self.rules, self._scale, out
+        )
         return out
+
+    def counts(self, state: State, player: int) -> np.ndarray:
+        """:meth:`observation` with raw seed counts (``int32``, not divided by ``total_seeds``)."""
+        out = np.empty(self.observation_size, dtype=np.int32)
+        view_into(self._check_state(state)._array, self._player(player, "player"), self.rules, 1, out)
+        return out
+
+    def cursor(self, state: State | None = None):
+        """A mutable :class:`~mancala_envs.cursor.Cursor` at ``state`` (default: the start)."""
+        from mancala_envs.cursor import Cursor
+
+        return Cursor(self, self.initial_state() if state is None else self._check_state(state))
 
     # ------------------------------------------------------------------ batches
 
     def initial_states(self, n_states: int, first_player: int | np.ndarray = 0) -> np.ndarray:
         """A batch of starting positions, shape ``(n_states, state_size)`` int32."""
-        n_states = _as_int(n_states, "n_states")
+        n_states = as_int(n_states, "n_states")
         if n_states < 0:
             raise ValueError(f"n_states must be non-negative, got {n_states}")
-        players = np.broadcast_to(np.asarray(first_player), (n_states,))
-        if not np.isin(players, (0, 1)).all():
-            raise ValueError("first_player must be 0 or 1")
-        starts = [K.initial_state(self.rules, p) for p in (0, 1)]
-        return (
-            np.stack([starts[int(p)] for p in players])
-            if n_states
-            else np.empty((0, self.state_size), dtype=np.int32)
-        )
+        players = np.asarray(first_player)
+        if players.dtype.kind not in "iu" or not np.isin(players, (0, 1)).all():
+            raise ValueError(f"first_player must be 0 or 1 (or an array of them), got {first_player!r}")
+        players = np.broadcast_to(players, (n_states,))
+        starts = np.stack([engine.initial_state(self.rules, p) for p in (0, 1)])
+        return starts[players.astype(np.intp)]
 
-    def _check_batch(self, states: np.ndarray) -> None:
-        if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2:
+    def check_states(self, states: np.ndarray, full: bool = True) -> np.ndarray:
+        """``states`` if it is an ``int32`` batch ``(B, state_size)`` of valid packed states, else
+        ``ValueError`` naming the first bad row. ``full=False`` checks ranges and totals only
+        (what the batch methods check on every call); ``full=True`` also the legal masks and the
+        game ends (as :meth:`state_from_array`) — use it on batches you built by hand."""
+        if not isinstance(states, np.ndarray) or states.ndim != 2 or states.dtype != np.int32:
             raise ValueError("states must be an int32 array of shape (batch, state_size)")
         if states.shape[1] != self.state_size:
             raise ValueError(f"{self.name} states have {self.state_size} columns, got {states.shape[1]}")
+        if not states.flags.c_contiguous:
+            raise ValueError("states must be a C-contiguous array (np.ascontiguousarray)")
+        row, code = checks.check_packed_batch(states, self.rules, bool(full))
+        if row >= 0:
+            raise ValueError(f"row {row} is not a valid packed {self.name} state: {checks.describe(code)}")
+        return states
 
     def apply_batch(
         self, states: np.ndarray, actions: np.ndarray, out: np.ndarray | None = None
@@ -343,36 +330,54 @@ class Game:
         """Apply ``actions[i]`` to ``states[i]`` for every row (results equal :meth:`apply`).
 
         Returns a new array, or writes into ``out`` (which may be ``states`` itself for an
-        in-place step). Raises :class:`IllegalMoveError` naming the first illegal row."""
-        self._check_batch(states)
+        in-place step). Raises :class:`IllegalMoveError` naming the first illegal row (``out``
+        then holds the rows before it applied)."""
+        self.check_states(states, full=False)
         actions = np.asarray(actions)
         if actions.shape != (states.shape[0],) or actions.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be {states.shape[0]} integers, got {actions!r}")
         if out is None:
             out = states.copy()
         else:
-            self._check_batch(out)
-            if out.shape != states.shape or not out.flags.c_contiguous:
-                raise ValueError("out must be a C-contiguous array of the same shape as states")
+            self.check_states(out, full=False)
+            if out.shape != states.shape:
+                raise ValueError("out must have the shape of states")
             if out is not states:
                 out[:] = states
-        bad = K.step_batch(out, actions.astype(np.int64, copy=False), self.rules)
+        if actions.size and (actions.min() < 0 or actions.max() >= self.num_actions):
+            bad = int(np.flatnonzero((actions < 0) | (actions >= self.num_actions))[0])
+            raise IllegalMoveError(
+                f"row {bad}: action {actions[bad]} is out of range 0..{self.num_actions - 1}"
+            )
+        bad = step_batch(out, actions.astype(np.int64, copy=False), self.rules)
         if bad >= 0:
-            row = self.state_from_array(states[bad])
-            raise IllegalMoveError(f"row {bad}: {self._why_illegal(row, int(actions[bad]))}")
+            row = State(self, states[bad].copy())
+            raise IllegalMoveError(f"row {bad}: {self.why_illegal(row, int(actions[bad]))}")
         return out
 
     def legal_masks(self, states: np.ndarray) -> np.ndarray:
         """``int8`` legal masks of a batch, shape ``(batch, n)``."""
-        self._check_batch(states)
-        return states[:, self._mask_slice].astype(np.int8)
+        return self.check_states(states, full=False)[:, self.layout.mask].astype(np.int8)
 
     def observations(self, states: np.ndarray, players: np.ndarray | int) -> np.ndarray:
-        """:meth:`observation` for every row, ``players`` broadcast to the batch."""
-        self._check_batch(states)
-        players = np.broadcast_to(np.asarray(players, dtype=np.int64), (states.shape[0],))
-        out = np.empty((states.shape[0], self.observation_size), dtype=np.float32)
-        K.observe_batch(states, np.ascontiguousarray(players), self.rules, self.total_seeds, out)
+        """:meth:`observation` for every row, ``players`` (0/1) broadcast to the batch."""
+        return self._views(states, players, np.float32, self._scale)
+
+    def counts_batch(self, states: np.ndarray, players: np.ndarray | int) -> np.ndarray:
+        """:meth:`counts` for every row (``int32``)."""
+        return self._views(states, players, np.int32, 1)
+
+    def _views(self, states: np.ndarray, players: object, dtype: type, scale: float) -> np.ndarray:
+        self.check_states(states, full=False)
+        p = np.asarray(players)
+        if p.dtype.kind not in "iu" or not np.isin(p, (0, 1)).all():
+            raise ValueError(f"players must be 0 or 1 (an int or an integer array), got {players!r}")
+        try:
+            p = np.ascontiguousarray(np.broadcast_to(p, (states.shape[0],)), dtype=np.int64)
+        except ValueError:
+            raise ValueError(f"players of shape {p.shape} do not fit {states.shape[0]} states") from None
+        out = np.empty((states.shape[0], self.observation_size), dtype=dtype)
+        view_batch(states, p, self.rules, scale, out)
         return out
 
 
@@ -393,14 +398,12 @@ def random_games(
     computes every legal mask, so relay games run several times slower."""
     if not isinstance(game, Game):
         raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
-    n_games = _as_int(n_games, "n_games")
+    n_games = as_int(n_games, "n_games")
     if n_games < 0:
         raise ValueError(f"n_games must be non-negative, got {n_games}")
-    player = _as_int(first_player, "first_player")
-    if player not in (0, 1):
-        raise ValueError(f"first_player must be 0 or 1, got {player}")
+    player = game._player(first_player, "first_player")
     rng = np.random.default_rng(seed)
-    winner, plies, captured, truncated, legal = K.play_random_games(
+    winner, plies, captured, truncated, legal = play_random_games(
         game.rules, n_games, player, rng, bool(count_legal_moves)
     )
     return RandomGames(winner, plies, captured, truncated, legal if count_legal_moves else None)

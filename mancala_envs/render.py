@@ -1,24 +1,28 @@
-"""Drawing a position: a text board (:func:`ansi_board`) and an RGB image (:func:`rgb_board`).
+"""Drawing a position: a text board (:func:`ansi_board`), an RGB image (:func:`rgb_board`) and an
+SVG picture (:func:`svg_board`, what notebooks show for a :class:`~mancala_envs.State`).
 
-Both read an immutable core :class:`~mancala_envs.game.State`; neither needs a display. The text
-board shows both rows **as the player to move sees them** (RULES.md §1: his own row at the bottom,
-left to right, labelled with his actions 0..n-1; the opponent's row on top, each hole above the
-one it faces). The image keeps ``player_0`` at the bottom in every frame so that a recorded game
-does not flip between moves; the player to move is highlighted instead.
+All read an immutable core state and need no display. The orientation is fixed: the player
+``bottom`` (default ``player_0``) sits at the bottom, his row left to right as he sees it and
+labelled with his actions 0..n-1; the opponent's row is on top, each hole above the hole it faces
+(RULES.md §1), so a game never flips between moves. Games won on captures draw each player's
+store (his captured count) at his right hand; Sadeqa II, won by survival (SQ6), has no stores.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from html import escape
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from mancala_envs.game import Game, State
+from mancala_envs.game import Game
+from mancala_envs.rulesets import RESULT_BY_SURVIVAL
+from mancala_envs.state import State
 
 AGENTS = ("player_0", "player_1")
 
-# Colours of the image.
+# Colours of the pictures.
 _BACKGROUND = (246, 240, 226)
 _WOOD = (156, 102, 58)
 _WOOD_EDGE = (98, 60, 30)
@@ -31,22 +35,35 @@ _HIGHLIGHT = (240, 190, 60)
 _LAST_MOVE = (90, 200, 120)
 
 
+def _survival(game: Game) -> bool:
+    return game.ruleset.result == RESULT_BY_SURVIVAL
+
+
 def _direction_word(game: Game) -> str:
     return "clockwise" if game.ruleset.direction < 0 else "counter-clockwise"
 
 
-def status_line(state: State, note: str | None = None) -> str:
+def result_text(game: Game, state: State) -> str:
+    """How a finished game ended, in the game's own terms (SE10/ED5 captures, SQ6 survival)."""
+    if state.truncated:
+        return f"truncated at ply {state.ply}, no winner"
+    winner = state.winner
+    if _survival(game):
+        if winner is None or winner < 0:
+            return f"draw ({AGENTS[state.to_move]} has seeds but every move of his never ends, SQ6)"
+        return f"{AGENTS[winner]} wins ({AGENTS[1 - winner]} has no seeds left, SQ6)"
+    score = f"captured {state.captured[0]}-{state.captured[1]}"
+    if winner is None or winner < 0:
+        return f"draw ({score})"
+    return f"{AGENTS[winner]} wins ({score})"
+
+
+def status_line(game: Game, state: State, note: str | None = None) -> str:
     """Whose turn it is, or how the game ended (``note`` replaces the ending when given)."""
     if note:
         return note
-    if state.truncated:
-        return f"game over: truncated at ply {state.ply}, no winner"
-    if state.done:
-        winner = state.winner
-        score = f"captured {state.captured[0]}-{state.captured[1]}"
-        if winner is None or winner < 0:
-            return f"game over: draw ({score})"
-        return f"game over: {AGENTS[winner]} wins ({score})"
+    if state.is_over:
+        return "game over: " + result_text(game, state)
     return f"{AGENTS[state.to_move]} to move"
 
 
@@ -58,38 +75,50 @@ def last_move_text(state: State) -> str:
     return f"{AGENTS[1 - state.to_move]} played hole {action}"
 
 
-def ansi_board(game: Game, state: State, title: str | None = None, note: str | None = None) -> str:
-    """The text board of ``state`` from the seat of the player to move.
+def _rows(game: Game, bottom: int) -> tuple[list[int], list[int]]:
+    """Global holes of the top row (left to right on the page) and of the bottom row."""
+    n, top = game.holes_per_row, 1 - bottom
+    return [top * n + (n - 1 - j) for j in range(n)], [bottom * n + j for j in range(n)]
+
+
+def ansi_board(
+    game: Game, state: State, title: str | None = None, note: str | None = None, bottom: int = 0
+) -> str:
+    """The text board of ``state``, player ``bottom``'s row at the bottom.
 
     Lines: a header (title, ply, sowing direction), the status (whose turn or the result), the
-    last move, then the opponent's name and captured count, his hole labels (his own local
-    indexes, right to left as seen from across the board), his row, the mover's row, the mover's
-    labels 0..n-1 (his actions) and the mover's name and captured count.
+    last move, then the top player's name (and captured count), his hole labels (his own local
+    indexes, right to left as seen from across the board), his row, the bottom row, its labels
+    0..n-1 and the bottom player's name; ``<- to move`` marks the player to move.
     """
-    n = game.holes_per_row
-    me = state.to_move
-    opp = 1 - me
-    board = state.board
-    captured = state.captured
+    if bottom not in (0, 1):
+        raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
+    n, top = game.holes_per_row, 1 - bottom
+    board, captured = state.board, state.captured
+    top_holes, bottom_holes = _rows(game, bottom)
     cell = 4
-    top_holes = [opp * n + (n - 1 - j) for j in range(n)]
-    bottom_holes = [me * n + j for j in range(n)]
 
     def row(values: list[int]) -> str:
         return "".join(f"{v:>{cell}}" for v in values)
+
+    def name(player: int) -> str:
+        text = f"{AGENTS[player]:<10}"
+        if not _survival(game):
+            text += f" captured {int(captured[player]):>3}"
+        return text + ("   <- to move" if not state.is_over and state.to_move == player else "")
 
     indent = "  hole"
     pad = " " * len(indent)
     lines = [
         f"{title or game.name} · ply {state.ply} · sowing {_direction_word(game)}",
-        status_line(state, note),
+        status_line(game, state, note),
         f"last move: {last_move_text(state)}",
-        f"{AGENTS[opp]:<10} captured {int(captured[opp]):>3}",
+        name(top),
         indent + row([n - 1 - j for j in range(n)]),
         pad + row([int(board[h]) for h in top_holes]),
         pad + row([int(board[h]) for h in bottom_holes]),
         indent + row(list(range(n))),
-        f"{AGENTS[me]:<10} captured {int(captured[me]):>3}" + ("   <- to move" if not state.is_over else ""),
+        name(bottom),
     ]
     return "\n".join(lines)
 
@@ -99,13 +128,21 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
-def rgb_board(game: Game, state: State, title: str | None = None, note: str | None = None,
-              cell: int = 56) -> np.ndarray:
+def rgb_board(
+    game: Game,
+    state: State,
+    title: str | None = None,
+    note: str | None = None,
+    cell: int = 56,
+    bottom: int = 0,
+) -> np.ndarray:
     """An ``(H, W, 3)`` ``uint8`` picture of ``state``: two rows of pits with their seed counts,
-    a store at each end holding that player's captured count (``player_0``'s on the right,
-    ``player_1``'s on the left), hole labels, the mover's row outlined, the last move's pit
-    ringed in green and a status line. ``player_0`` is always the bottom row."""
-    n = game.holes_per_row
+    hole labels, the mover's row outlined, the last move's pit ringed in green, a status line
+    and, in games won on captures, a store at each player's right hand with his captured count."""
+    if bottom not in (0, 1):
+        raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
+    n, top = game.holes_per_row, 1 - bottom
+    stores = not _survival(game)
     margin = cell // 4
     header = cell // 2 + margin
     footer = cell // 2
@@ -115,50 +152,131 @@ def rgb_board(game: Game, state: State, title: str | None = None, note: str | No
     draw = ImageDraw.Draw(img)
     big, small = _font(cell // 3), _font(cell // 5)
 
-    left, top = margin, header + margin
+    left, y_top = margin, header + margin
     draw.rounded_rectangle(
-        (left, top - margin // 2, left + (n + 2) * cell, top + 2 * cell + margin // 2),
-        radius=cell // 3, fill=_WOOD, outline=_WOOD_EDGE, width=3,
+        (left, y_top - margin // 2, left + (n + 2) * cell, y_top + 2 * cell + margin // 2),
+        radius=cell // 3,
+        fill=_WOOD,
+        outline=_WOOD_EDGE,
+        width=3,
     )
     board = state.board
     mover = -1 if state.is_over else state.to_move
     last = state.last_action
     last_hole = None if last is None else (1 - state.to_move) * n + last
 
-    # Stores: player_1's on the left, player_0's on the right (each to its owner's right hand).
-    for player, x0 in ((1, left), (0, left + (n + 1) * cell)):
-        box = (x0 + cell // 8, top + cell // 8, x0 + cell - cell // 8, top + 2 * cell - cell // 8)
-        draw.rounded_rectangle(box, radius=cell // 3, fill=_STORE,
-                               outline=_HIGHLIGHT if player == mover else _WOOD_EDGE, width=3)
-        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), str(int(state.captured[player])),
-                  fill=_TEXT_LIGHT, font=big, anchor="mm")
+    if stores:  # the top player's store on the left, the bottom player's on the right
+        for player, x0 in ((top, left), (bottom, left + (n + 1) * cell)):
+            box = (x0 + cell // 8, y_top + cell // 8, x0 + cell - cell // 8, y_top + 2 * cell - cell // 8)
+            draw.rounded_rectangle(
+                box,
+                radius=cell // 3,
+                fill=_STORE,
+                outline=_HIGHLIGHT if player == mover else _WOOD_EDGE,
+                width=3,
+            )
+            draw.text(
+                ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2),
+                str(int(state.captured[player])),
+                fill=_TEXT_LIGHT,
+                font=big,
+                anchor="mm",
+            )
 
-    # Pits: the top row shows player_1's holes facing player_0's (hole i faces 2n-1-i).
-    for r, player in ((0, 1), (1, 0)):
+    for r, holes, player in ((0, _rows(game, bottom)[0], top), (1, _rows(game, bottom)[1], bottom)):
         if player == mover:
-            y0 = top + r * cell
-            draw.rounded_rectangle((left + cell + 2, y0 + 2, left + (n + 1) * cell - 2, y0 + cell - 2),
-                                   radius=cell // 4, outline=_HIGHLIGHT, width=3)
-        for j in range(n):
-            hole = j if player == 0 else 2 * n - 1 - j
+            y0 = y_top + r * cell
+            draw.rounded_rectangle(
+                (left + cell + 2, y0 + 2, left + (n + 1) * cell - 2, y0 + cell - 2),
+                radius=cell // 4,
+                outline=_HIGHLIGHT,
+                width=3,
+            )
+        for j, hole in enumerate(holes):
             cx = left + (j + 1) * cell + cell / 2
-            cy = top + r * cell + cell / 2
+            cy = y_top + r * cell + cell / 2
             rad = cell * 0.38
-            draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad),
-                         fill=_PIT_MOVER if player == mover else _PIT,
-                         outline=_LAST_MOVE if hole == last_hole else None, width=3)
+            draw.ellipse(
+                (cx - rad, cy - rad, cx + rad, cy + rad),
+                fill=_PIT_MOVER if player == mover else _PIT,
+                outline=_LAST_MOVE if hole == last_hole else None,
+                width=3,
+            )
             draw.text((cx, cy), str(int(board[hole])), fill=_TEXT_LIGHT, font=big, anchor="mm")
-            local = hole - player * n
-            label_y = top - margin // 2 - 2 if r == 0 else top + 2 * cell + margin // 2 + 2
-            draw.text((cx, label_y), str(local), fill=_TEXT_DARK, font=small,
-                      anchor="md" if r == 0 else "ma")
+            label_y = y_top - margin // 2 - 2 if r == 0 else y_top + 2 * cell + margin // 2 + 2
+            draw.text(
+                (cx, label_y),
+                str(hole - player * n),
+                fill=_TEXT_DARK,
+                font=small,
+                anchor="md" if r == 0 else "ma",
+            )
 
-    names_y = (top - margin // 2 - 2, top + 2 * cell + margin // 2 + 2)
-    draw.text((left + cell / 2, names_y[0]), AGENTS[1], fill=_TEXT_DARK, font=small, anchor="md")
-    draw.text((left + (n + 1.5) * cell, names_y[1]), AGENTS[0], fill=_TEXT_DARK, font=small, anchor="ma")
-
-    heading = f"{title or game.name} · ply {state.ply} · {status_line(state, note)}"
+    names_y = (y_top - margin // 2 - 2, y_top + 2 * cell + margin // 2 + 2)
+    draw.text((left + cell / 2, names_y[0]), AGENTS[top], fill=_TEXT_DARK, font=small, anchor="md")
+    draw.text((left + (n + 1.5) * cell, names_y[1]), AGENTS[bottom], fill=_TEXT_DARK, font=small, anchor="ma")
+    heading = f"{title or game.name} · ply {state.ply} · {status_line(game, state, note)}"
     draw.text((margin, margin // 2), heading, fill=_TEXT_DARK, font=_font(cell // 4), anchor="la")
-    draw.text((margin, height - margin // 2), f"last move: {last_move_text(state)}", fill=_TEXT_DARK,
-              font=small, anchor="ld")
+    draw.text(
+        (margin, height - margin // 2),
+        f"last move: {last_move_text(state)}",
+        fill=_TEXT_DARK,
+        font=small,
+        anchor="ld",
+    )
     return np.array(img, dtype=np.uint8)
+
+
+def _hex(colour: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*colour)
+
+
+def svg_board(game: Game, state: State, cell: int = 44, bottom: int = 0) -> str:
+    """An SVG picture of ``state`` (the layout of :func:`rgb_board`), for notebooks."""
+    n, top = game.holes_per_row, 1 - bottom
+    stores = not _survival(game)
+    width, height = (n + 2) * cell, 2 * cell + cell
+    mover = -1 if state.is_over else state.to_move
+    last = state.last_action
+    last_hole = None if last is None else (1 - state.to_move) * n + last
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
+        f'<rect width="{width}" height="{height}" fill="{_hex(_BACKGROUND)}"/>',
+        f'<rect x="2" y="{cell // 2}" width="{width - 4}" height="{2 * cell}" rx="{cell // 3}" '
+        f'fill="{_hex(_WOOD)}" stroke="{_hex(_WOOD_EDGE)}" stroke-width="3"/>',
+    ]
+    y0 = cell // 2
+    for r, holes, player in ((0, _rows(game, bottom)[0], top), (1, _rows(game, bottom)[1], bottom)):
+        for j, hole in enumerate(holes):
+            cx, cy = (j + 1.5) * cell, y0 + (r + 0.5) * cell
+            ring = f' stroke="{_hex(_LAST_MOVE)}" stroke-width="3"' if hole == last_hole else ""
+            fill = _hex(_PIT_MOVER if player == mover else _PIT)
+            parts.append(f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.38}" fill="{fill}"{ring}/>')
+            parts.append(
+                f'<text x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{cell // 3}" '
+                f'fill="{_hex(_TEXT_LIGHT)}">{int(state.board[hole])}</text>'
+            )
+    if stores:
+        for player, x in ((top, 0.5 * cell), (bottom, (n + 1.5) * cell)):
+            parts.append(
+                f'<text x="{x}" y="{y0 + cell + 5}" text-anchor="middle" font-size="{cell // 3}" '
+                f'fill="{_hex(_TEXT_LIGHT)}">{int(state.captured[player])}</text>'
+            )
+    caption = escape(f"{game.name} · ply {state.ply} · {status_line(game, state)}")
+    parts.append(
+        f'<text x="4" y="{height - 6}" font-size="{cell // 4}" fill="{_hex(_TEXT_DARK)}">{caption}</text>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def write_gif(
+    game: Game, states: list[State], path, bottom: int = 0, frame_ms: int = 700, cell: int = 56
+) -> None:
+    """An animated GIF of a game: one :func:`rgb_board` frame per state (the last held longer)."""
+    if not states:
+        raise ValueError("write_gif needs at least one state")
+    frames = [Image.fromarray(rgb_board(game, s, cell=cell, bottom=bottom)) for s in states]
+    durations = [frame_ms] * (len(frames) - 1) + [frame_ms * 4]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0)

@@ -1,6 +1,6 @@
 """The three games as data: one frozen :class:`Ruleset` per game (RULES.md §2–§4).
 
-A ruleset holds every parameter the engine in :mod:`mancala_envs.kernels` needs. The engine never
+A ruleset holds every parameter the engine in :mod:`mancala_envs.core` needs. The engine never
 looks at a game's name; it reads these fields (packed into an int64 vector by
 :meth:`Ruleset.to_array`). Adding a variant means adding a ruleset, not code.
 """
@@ -47,6 +47,7 @@ RULES_LENGTH = 18
 
 MAX_RELAY_LAPS = 10_000  # SQ5, ED3
 DEFAULT_MAX_PLIES = 1000  # TR1
+MAX_PLIES_LIMIT = 2**31 - 1  # the ply count is an int32 of the packed state
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def _check_int(name: str, value: object) -> int:
 def get_ruleset(name: str, **params: object) -> Ruleset:
     """The ruleset of game ``name`` with ``params`` applied (``max_plies``; ``holes_per_row``
     for En Dodoi). Unknown names or parameters raise ``ValueError`` naming the problem."""
-    if name not in RULESETS:
+    if not isinstance(name, str) or name not in RULESETS:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(RULESETS)}")
     base = RULESETS[name]
     allowed = {"max_plies", "holes_per_row"} if name == "en_dodoi" else {"max_plies"}
@@ -173,8 +174,8 @@ def get_ruleset(name: str, **params: object) -> Ruleset:
     changes: dict[str, int] = {}
     if params.get("max_plies") is not None:
         max_plies = _check_int("max_plies", params["max_plies"])
-        if max_plies < 1:
-            raise ValueError(f"max_plies must be at least 1, got {max_plies}")
+        if not 1 <= max_plies <= MAX_PLIES_LIMIT:
+            raise ValueError(f"max_plies must be at least 1 and at most {MAX_PLIES_LIMIT}, got {max_plies}")
         changes["max_plies"] = max_plies
     if params.get("holes_per_row") is not None:
         holes = _check_int("holes_per_row", params["holes_per_row"])

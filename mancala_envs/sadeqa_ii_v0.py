@@ -1,4 +1,4 @@
-"""Sadeqa II as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
+"""Sadeqa II as a PettingZoo AEC environment: ``env()``, ``raw_env``, ``parallel_env()``.
 
 Rules (docs/RULES.md §3): 2 × 6 holes, 3 seeds each (36), no stores. Relay sowing
 counter-clockwise: a last seed landing in an occupied hole lifts that hole and sows on; the move
@@ -27,13 +27,27 @@ or truncation. ``infos[agent] = {"captured": (own, opponent)}``, plus ``"winner"
 Arguments: ``max_plies`` (default 1000), ``first_player`` (``"player_0"``, ``"player_1"``,
 ``"random"``), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"``), ``illegal_action``
 (``"terminate"`` or ``"raise"``). Checks, errors and ``state()`` are described in
-:mod:`mancala_envs.aec`. Registered as ``pettingzoo.make("aec", "mancala/sadeqa_ii-v0")``.
+:mod:`mancala_envs.envs.aec`. Registered as ``pettingzoo.make("aec", "mancala/sadeqa_ii-v0")``.
 
 Version history: v0 — first release.
 """
 
-from mancala_envs.aec import make_env_functions
+from mancala_envs.envs.aec import MancalaEnv
+from mancala_envs.envs.parallel import MancalaParallelEnv
 
-env, raw_env = make_env_functions("sadeqa_ii", __name__)
 
-__all__ = ["env", "raw_env"]
+class raw_env(MancalaEnv, game="sadeqa_ii"):
+    """The sadeqa_ii AEC environment (module docstring); ``env()`` returns it unwrapped."""
+
+
+def env(**kwargs) -> raw_env:
+    """The sadeqa_ii AEC environment (PettingZoo's standard wrappers are built in)."""
+    return raw_env(**kwargs)
+
+
+def parallel_env(**kwargs) -> MancalaParallelEnv:
+    """The sadeqa_ii environment through PettingZoo's Parallel API."""
+    return MancalaParallelEnv.make(raw_env, **kwargs)
+
+
+__all__ = ["env", "parallel_env", "raw_env"]

@@ -1,4 +1,4 @@
-"""Songo Ewondo as a PettingZoo AEC environment: ``env()`` / ``raw_env()``.
+"""Songo Ewondo as a PettingZoo AEC environment: ``env()``, ``raw_env``, ``parallel_env()``.
 
 Rules (docs/RULES.md §2): 2 × 7 holes, 5 seeds each (70). One lap clockwise (SE1); a hole of 14 or
 more seeds is sown into the opponent's row only (SE2). A sowing ending in an opponent hole that
@@ -26,13 +26,27 @@ Rewards only at the end: +1 winner, -1 loser, 0 both on a draw or truncation.
 Arguments: ``max_plies`` (default 1000), ``first_player`` (``"player_0"``, ``"player_1"``,
 ``"random"``), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"``), ``illegal_action``
 (``"terminate"`` or ``"raise"``). Checks, errors and ``state()`` are described in
-:mod:`mancala_envs.aec`. Registered as ``pettingzoo.make("aec", "mancala/songo_ewondo-v0")``.
+:mod:`mancala_envs.envs.aec`. Registered as ``pettingzoo.make("aec", "mancala/songo_ewondo-v0")``.
 
 Version history: v0 — first release.
 """
 
-from mancala_envs.aec import make_env_functions
+from mancala_envs.envs.aec import MancalaEnv
+from mancala_envs.envs.parallel import MancalaParallelEnv
 
-env, raw_env = make_env_functions("songo_ewondo", __name__)
 
-__all__ = ["env", "raw_env"]
+class raw_env(MancalaEnv, game="songo_ewondo"):
+    """The songo_ewondo AEC environment (module docstring); ``env()`` returns it unwrapped."""
+
+
+def env(**kwargs) -> raw_env:
+    """The songo_ewondo AEC environment (PettingZoo's standard wrappers are built in)."""
+    return raw_env(**kwargs)
+
+
+def parallel_env(**kwargs) -> MancalaParallelEnv:
+    """The songo_ewondo environment through PettingZoo's Parallel API."""
+    return MancalaParallelEnv.make(raw_env, **kwargs)
+
+
+__all__ = ["env", "parallel_env", "raw_env"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-import agents.minimax as minimax_module
 import agents.policy as policy_module
 from agents import (
     GreedyAgent,
@@ -20,7 +20,6 @@ from agents import (
     make_agent,
 )
 from agents.greedy import immediate_gain
-from agents.search_kernels import MAX_EXTENSION, WIN
 from mancala_envs import GAMES, Game, State, get_game
 
 SPECS = ["random", "greedy", "minimax:depth=3", "mcts:sims=200"]
@@ -70,26 +69,39 @@ def match_score(game: Game, spec_a: str, spec_b: str, n_games: int, seed: int) -
 
 
 @pytest.mark.parametrize(
-    ("spec", "cls", "attrs"),
+    ("spec", "cls", "attrs", "name"),
     [
-        ("random", RandomAgent, {}),
-        ("greedy", GreedyAgent, {}),
-        ("minimax:depth=4", MinimaxAgent, {"depth": 4, "time": None}),
-        ("minimax:depth=6,time=0.5", MinimaxAgent, {"depth": 6, "time": 0.5}),
-        ("mcts:sims=1000", MCTSAgent, {"sims": 1000, "c": 1.4, "time": None}),
-        ("mcts:sims=1000,c=1.4,time=0.2", MCTSAgent, {"sims": 1000, "c": 1.4, "time": 0.2}),
-        ("mcts: sims = 50 , c=2", MCTSAgent, {"sims": 50, "c": 2.0}),
-        ("policy:sample=true", PolicyAgent, {"sample": True, "model": None}),
-        ("human", HumanAgent, {}),
+        ("random", RandomAgent, {}, "random"),
+        ("greedy", GreedyAgent, {}, "greedy"),
+        ("minimax:depth=4", MinimaxAgent, {"depth": 4, "time": None}, "minimax:depth=4"),
+        ("minimax:depth=6,time=0.5", MinimaxAgent, {"depth": 6, "time": 0.5}, "minimax:depth=6,time=0.5"),
+        (
+            "minimax:time=0.123456789,depth=3",
+            MinimaxAgent,
+            {"time": 0.123456789},
+            "minimax:depth=3,time=0.123456789",
+        ),
+        ("mcts:sims=1000", MCTSAgent, {"sims": 1000, "c": 1.4, "time": None}, "mcts:sims=1000"),
+        (
+            "mcts:sims=1000,c=1.4,time=0.2",
+            MCTSAgent,
+            {"sims": 1000, "c": 1.4, "time": 0.2},
+            "mcts:sims=1000,time=0.2",
+        ),
+        ("mcts: sims = 50 , c=2", MCTSAgent, {"sims": 50, "c": 2.0}, "mcts:sims=50,c=2"),
+        ("policy:sample=true", PolicyAgent, {"sample": True, "model": None}, "policy:sample=true"),
+        ("human", HumanAgent, {}, "human"),
     ],
 )
-def test_make_agent_builds_each_spec(spec, cls, attrs):
+def test_make_agent_builds_each_spec(spec, cls, attrs, name):
     agent = make_agent(spec, seed=3)
     assert isinstance(agent, cls)
-    assert agent.name == spec.replace(" ", "")
+    assert agent.name == name  # the canonical spec ...
+    again = make_agent(agent.name, seed=3)  # ... rebuilds the same agent
+    assert type(again) is cls and again.name == agent.name
     assert isinstance(agent.rng, np.random.Generator)
     for key, value in attrs.items():
-        assert getattr(agent, key) == value
+        assert getattr(agent, key) == value == getattr(again, key)
 
 
 @pytest.mark.parametrize(
@@ -101,13 +113,18 @@ def test_make_agent_builds_each_spec(spec, cls, attrs):
         ("random:x=1", "accepted: none"),
         ("minimax:depth=four", "'four' is not an integer"),
         ("minimax:depth=0", "depth must be an integer in 1..60"),
-        ("mcts:sims=-5", "sims must be a positive integer"),
-        ("mcts:c=-1", "c must be a non-negative number"),
-        ("mcts:time=0", "time must be a positive number"),
+        ("mcts:sims=-5", "sims must be an integer in 1..10000000"),
+        ("mcts:sims=100000000000000000000", "sims must be an integer in 1.."),
+        ("mcts:c=-1", "c must be a finite non-negative number"),
+        ("mcts:time=0", "time must be a positive, finite number"),
+        ("minimax:time=inf", "not a finite number"),
+        ("mcts:c=nan", "not a finite number"),
         ("minimax:depth", "malformed parameter 'depth'"),
         ("minimax:depth=3,depth=4", "given twice"),
         ("policy:sample=maybe", "not a boolean"),
-        ("policy:path=/nonexistent/model.zip", "does not exist"),
+        ("policy:path=/nonexistent/model.json", "does not exist"),
+        ("policy:path=/nonexistent/model.zip", "a pickle that can run code"),
+        ("policy:path=/nonexistent/model.zip,trusted=true", "does not exist"),
         ("", "non-empty string"),
     ],
 )
@@ -201,47 +218,6 @@ def test_greedy_breaks_ties_at_random():
 # --------------------------------------------------------------------------- minimax
 
 
-def reference_value(game: Game, s: State, left: int, weights, extended: int = 0) -> int:
-    """Plain negamax (no pruning, no table) with the agent's heuristic and single-reply extension."""
-    n, p = game.holes_per_row, s.to_move
-    if s.is_over:
-        if s.truncated or s.winner == -1:
-            return 0
-        return WIN + left if s.winner == p else -WIN - left
-    if left == 0:
-        cap = int(s.captured[p]) - int(s.captured[1 - p])
-        own, opp = s.board[p * n : p * n + n], s.board[(1 - p) * n : (2 - p) * n]
-        rows = int(own.sum()) - int(opp.sum())
-        holes = int((own > 0).sum()) - int((opp > 0).sum())
-        return weights[0] * cap + weights[1] * rows + weights[2] * holes
-    legal = game.legal_actions(s)
-    extend = len(legal) == 1 and extended < MAX_EXTENSION
-    best = -(1 << 62)
-    for a in legal:
-        c = game.apply(s, a)
-        v = reference_value(game, c, left if extend else left - 1, weights, extended + extend)
-        best = max(best, v if c.to_move == p else -v)  # credited by player id
-    return best
-
-
-@pytest.mark.parametrize("name", GAMES)
-def test_alphabeta_equals_plain_negamax(name, monkeypatch):
-    game = get_game(name)
-    weights = (*minimax_module.HEURISTIC_WEIGHTS[name][:3], -1)  # low-material extension off
-    monkeypatch.setitem(minimax_module.HEURISTIC_WEIGHTS, name, weights)
-    for k, s in enumerate(random_positions(game, 12, seed=5)):
-        agent = MinimaxAgent(depth=3, seed=k)
-        move, values = agent.search(game, s)
-        expected = {}
-        for a in game.legal_actions(s):
-            c = game.apply(s, a)
-            v = reference_value(game, c, 2, weights)
-            expected[a] = v if c.to_move == s.to_move else -v
-        assert values[move] == max(expected.values())
-        assert expected[move] == max(expected.values())
-        assert agent.last_depth == 3 and agent.last_nodes > 0 and agent.nodes_per_second > 0
-
-
 def positions_with_a_winning_move(game: Game, count: int, seed: int) -> list[tuple[State, list[int]]]:
     """Positions of seeded random games where some legal moves win at once and others do not."""
     rng = np.random.default_rng(seed)
@@ -317,39 +293,46 @@ def test_mcts_respects_its_time_budget():
 
 @pytest.fixture(scope="module")
 def tiny_models(tmp_path_factory):
-    """Two tiny MaskablePPO checkpoints on Sadeqa II: flat and dict observations."""
+    """Tiny MaskablePPO checkpoints on Sadeqa II (flat and dict observations, sb3 .zip pickles)
+    and the flat one exported to the safe pair (policy.json + policy.pt)."""
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from mancala_envs.wrappers import SingleAgentEnv
+    from agents.policy_files import export_zip
+    from mancala_envs.envs.single import SingleAgentEnv
 
     out = {}
     folder = tmp_path_factory.mktemp("policies")
     for fmt, policy in (("flat", "MlpPolicy"), ("dict", "MultiInputPolicy")):
         env = SingleAgentEnv("sadeqa_ii", obs_format=fmt)
+        kwargs = {"net_arch": [8]}
+        if fmt == "flat":
+            from training.features import SeedFeatures
+
+            kwargs |= {
+                "features_extractor_class": SeedFeatures,
+                "features_extractor_kwargs": {"holes": 6, "total_seeds": 36, "scale": 10.0, "one_hot_max": 5},
+            }
         model = MaskablePPO(
-            policy,
-            env,
-            n_steps=32,
-            batch_size=16,
-            n_epochs=1,
-            seed=0,
-            device="cpu",
-            policy_kwargs={"net_arch": [8]},
+            policy, env, n_steps=32, batch_size=16, n_epochs=1, seed=0, device="cpu", policy_kwargs=kwargs
         )
         model.learn(64)
         model.save(folder / f"{fmt}.zip")
         out[fmt] = folder / f"{fmt}.zip"
+    export_zip(out["flat"], folder / "safe", get_game("sadeqa_ii"))
+    out["safe"] = folder / "safe.json"
     return out
 
 
-@pytest.mark.parametrize("fmt", ["flat", "dict"])
+@pytest.mark.parametrize("fmt", ["flat", "dict", "safe"])
 def test_policy_agent_plays_masked_argmax(tiny_models, fmt):
     from sb3_contrib import MaskablePPO
 
     game = get_game("sadeqa_ii")
-    model = MaskablePPO.load(tiny_models[fmt], device="cpu")
-    agent = make_agent(f"policy:path={tiny_models[fmt]}")
+    zip_path = tiny_models["flat" if fmt == "safe" else fmt]
+    model = MaskablePPO.load(zip_path, device="cpu")
+    spec = f"policy:path={tiny_models[fmt]}" + ("" if fmt == "safe" else ",trusted=true")
+    agent = make_agent(spec)
     positions = random_positions(game, 20, seed=21, max_plies=20)
     for s in positions:
         obs = game.observation(s, s.to_move)
@@ -361,15 +344,49 @@ def test_policy_agent_plays_masked_argmax(tiny_models, fmt):
     assert agent.act_batch(game, batch).tolist() == [agent.act(game, s) for s in positions]
 
 
+def test_pickled_zip_needs_the_trusted_opt_in(tiny_models):
+    with pytest.raises(ValueError, match=r"pickle that can run code.*trusted=true"):
+        make_agent(f"policy:path={tiny_models['flat']}")
+
+
+def test_legacy_checkpoint_loads_through_the_old_class_path():
+    """0.1's shipped models pickled ``training.train_ppo.SeedFeatures``; with the opt-in they load,
+    and their export plays the same moves."""
+    legacy = Path(__file__).parent / "data" / "legacy_sadeqa_ii.zip"
+    game = get_game("sadeqa_ii")
+    old = make_agent(f"policy:path={legacy},trusted=true")
+    shipped = make_agent("policy")
+    for s in random_positions(game, 30, seed=2, max_plies=30):
+        assert old.act(game, s) == shipped.act(game, s)
+
+
+def test_damaged_policy_files_are_one_line_errors(tiny_models, tmp_path):
+    import shutil
+
+    good_json = tiny_models["safe"]
+    for case, content in (("garbage.pt", b"not a tensor file"), ("text.pt", b"hello\n")):
+        shutil.copy(good_json, tmp_path / case.replace(".pt", ".json"))
+        (tmp_path / case).write_bytes(content)
+        with pytest.raises(ValueError, match="not the weights of this policy"):
+            make_agent(f"policy:path={tmp_path / case}")
+    (tmp_path / "bad.json").write_text("{nope")
+    shutil.copy(good_json.with_suffix(".pt"), tmp_path / "bad.pt")
+    with pytest.raises(ValueError, match="not a policy config"):
+        make_agent(f"policy:path={tmp_path / 'bad.json'}")
+    (tmp_path / "broken.zip").write_bytes(b"PK\x03\x04 broken")
+    with pytest.raises(ValueError, match="not a loadable MaskablePPO checkpoint"):
+        make_agent(f"policy:path={tmp_path / 'broken.zip'},trusted=true")
+
+
 def test_policy_agent_sampling_is_seeded_and_legal(tiny_models):
     game = get_game("sadeqa_ii")
-    spec = f"policy:path={tiny_models['flat']},sample=true"
+    spec = f"policy:path={tiny_models['safe']},sample=true"
     first = play(game, make_agent(spec, seed=4), make_agent("random", seed=5))
     assert first == play(game, make_agent(spec, seed=4), make_agent("random", seed=5))
 
 
 def test_policy_agent_rejects_other_games(tiny_models):
-    agent = make_agent(f"policy:path={tiny_models['flat']}")
+    agent = make_agent(f"policy:path={tiny_models['safe']}")
     songo = get_game("songo_ewondo")
     with pytest.raises(ValueError, match="expects observations of shape"):
         agent.act(songo, songo.initial_state())
@@ -390,7 +407,8 @@ def test_policy_agent_wraps_a_torch_callable_and_shipped_models(tiny_models, tmp
     sadeqa = get_game("sadeqa_ii")
     with pytest.raises(ValueError, match="no shipped policy for sadeqa_ii"):
         make_agent("policy").act(sadeqa, sadeqa.initial_state())
-    (tmp_path / "sadeqa_ii.zip").write_bytes(tiny_models["flat"].read_bytes())
+    for suffix in (".json", ".pt"):
+        (tmp_path / f"sadeqa_ii{suffix}").write_bytes(tiny_models["safe"].with_suffix(suffix).read_bytes())
     assert make_agent("policy").act(sadeqa, sadeqa.initial_state()) == 5  # SQ4: the only legal move
 
 

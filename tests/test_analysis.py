@@ -1,12 +1,14 @@
-"""Compiled game statistics (mancala_envs.analysis): seeded, consistent, and the greedy policy as
+"""Compiled game statistics (agents.statistics): seeded, consistent, and the greedy policy as
 defined by the issue (immediate wins, then the largest gain in the game's own terms)."""
 
 import numpy as np
 import pytest
 from conftest import GAME_CONFIGS, GAME_IDS
 
+from agents.greedy import greedy_action
+from agents.statistics import play_games
 from mancala_envs import get_game
-from mancala_envs.analysis import greedy_action, play_games
+from mancala_envs.core.engine import new_work
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 
 GAMES = [get_game(name, **params) for name, params in GAME_CONFIGS]
@@ -31,13 +33,14 @@ def best_moves_by_apply(game, state):
 @pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
 def test_greedy_action_is_one_ply_best(game):
     rng = np.random.default_rng(0)
-    scratch = np.empty(game.state_size, dtype=np.int32)
+    child = np.empty(game.state_size, dtype=np.int32)
+    work = new_work(game.holes_per_row)
     ties = np.empty(game.num_actions, dtype=np.int64)
     state = game.initial_state()
     seen = 0
     while not state.is_over and seen < 60:
         best = best_moves_by_apply(game, state)
-        chosen = {greedy_action(state.array, game.rules, rng, scratch, ties) for _ in range(12)}
+        chosen = {greedy_action(state.array, game.rules, rng, child, work, ties) for _ in range(12)}
         assert chosen <= best
         if len(best) > 1:
             assert len(chosen) > 1, "ties must be broken at random"

@@ -284,7 +284,7 @@ def test_damage_before_the_last_line_is_an_error(tmp_path):
     run(out)
     text = (out / "games.jsonl").read_text().splitlines(keepends=True)
     (out / "games.jsonl").write_text("{oops\n" + "".join(text[1:]))
-    with pytest.raises(ValueError, match="line 1 is not valid JSON"):
+    with pytest.raises(ValueError, match="line 1: not valid JSON"):
         run(out, resume=True)
 
 

@@ -84,7 +84,13 @@ def test_replay_step_waits_for_enter_on_a_terminal(record_file, capsys, monkeypa
     rec = load_records(record_file)[0]
     monkeypatch.setattr(sys, "stdin", Tty("\n" * rec.plies))
     assert main(["replay", str(record_file), "--step"]) == 0
-    assert capsys.readouterr().out.count("-- Enter for the next move --") == rec.plies
+    assert capsys.readouterr().out.count("-- Enter: next, b: back, q: quit --") == rec.plies
+    # b goes back one move (the board of ply 0 shows twice), q quits at once
+    monkeypatch.setattr(sys, "stdin", Tty("\nb\n\nq\n"))
+    assert main(["replay", str(record_file), "--step"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("-- Enter: next, b: back, q: quit --") == 4
+    assert out.count("ply 1: player") == 2 and "ply 2: player" not in out and "game over" not in out
 
 
 def test_replay_game_out_of_range(record_file, capsys):

@@ -165,11 +165,13 @@ def test_truncation_rule_tr1_tr2():
 def test_compiled_random_game_replays_through_apply(game, seed, first):
     """The mask-free compiled random player (random_games) plays legal moves only, and its final
     state is the one ``apply`` reaches with the same moves."""
-    from mancala_envs import kernels
+    from mancala_envs.core.engine import new_work
+    from mancala_envs.core.rollout import play_out
 
     state = game.initial_state(first).array.copy()
     moves = np.empty(game.max_plies, dtype=np.int64)
-    plies = kernels.play_random_game(state, game.rules, np.random.default_rng(seed), moves)
+    work, candidates = new_work(game.holes_per_row), np.empty(game.holes_per_row, dtype=np.int64)
+    plies = play_out(state, game.rules, np.random.default_rng(seed), work, candidates, moves)
     replayed = game.initial_state(first)
     for action in moves[:plies]:
         replayed = game.apply(replayed, int(action))

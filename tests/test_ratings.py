@@ -107,7 +107,7 @@ def test_outputs(tmp_path):
     md = r.to_markdown()
     table = [line for line in md.splitlines() if line.startswith("| ") and "rank" not in line]
     assert [line.split("`")[1] for line in table] == [r.agents[i] for i in r.order()]
-    assert "`random` = 0" in md
+    assert "`random` anchored at 0" in md
     r.to_csv(tmp_path / "r.csv")
     with open(tmp_path / "r.csv") as fh:
         rows = list(csv.DictReader(fh))

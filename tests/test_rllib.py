@@ -89,7 +89,7 @@ def test_one_iteration_checkpoint_plays_legal_moves(local_ray, tmp_path, game_na
     game = get_game(game_name)
     agent = make_agent(f"rllib:path={out}", seed=1)
     match = play_match(game, agent, "random", 2, seed=5)  # the arena raises on an illegal move
-    assert match.games == 2 and all(len(replay(r, game)) == r.plies + 1 for r in match.records)
+    assert match.games == 2 and all(len(replay(r, game)) == len(r.moves) + 1 for r in match.records)
     for record in play_match(game, "random", "random", 2, seed=2).records:  # positions from both seats
         for state in replay(record, game)[:-1]:
             assert agent.act(game, state) in game.legal_actions(state)

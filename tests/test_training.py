@@ -15,14 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import play_game, play_match
-from agents.greedy import GreedyAgent, immediate_gain
+from agents.arena import load_records, play_game, play_match
+from agents.greedy import GreedyAgent
 from agents.registry import make_agent
 from mancala_envs import get_game
-from mancala_envs import kernels as K
-from mancala_envs.vector import MancalaVecEnv
+from mancala_envs.envs.vector import MancalaVecEnv
 from training import evaluate as ev
-from training.opponents import GreedyOpponent, OpponentPool, parse_pool
+from training.opponents import OpponentPool, parse_pool
 from training.train_ppo import CaptureShaping, resolve_args
 from training.train_ppo import main as train_main
 
@@ -66,9 +65,9 @@ class Recorder(OpponentPool):
         self.started.append(np.array(env_indices))
         super().episodes_started(env_indices)
 
-    def act(self, states, observations, masks, env_indices):
+    def act_batch(self, game, states, env_indices=None):
         self.moves.append((states.copy(), self.env.seats[env_indices]))  # the learner's seats now
-        return super().act(states, observations, masks, env_indices)
+        return super().act_batch(game, states, env_indices)
 
 
 def test_pool_opponent_per_episode_learner_both_seats_own_reward():
@@ -79,7 +78,7 @@ def test_pool_opponent_per_episode_learner_both_seats_own_reward():
     assert sorted(np.concatenate(pool.started).tolist()) == list(range(8))  # reset: every game once
     rng = np.random.default_rng(0)
     seats, ended, drawn, moves = [], 0, set(), 0
-    to_move = K.off_to_move(game.holes_per_row)
+    to_move = game.layout.to_move
     for _ in range(250):
         pool.started.clear()
         before = pool.assignment.copy()
@@ -124,20 +123,23 @@ def test_pool_probabilities_snapshots_and_parsing():
             parse_pool(bad)
 
 
-def test_greedy_opponent_plays_greedy_moves():
+def test_pool_baselines_play_batched_greedy_moves():
+    """The pool's greedy member is the agent's compiled batch: the one-ply best, computed here from
+    the public API (captures do not score in Sadeqa II: own row minus the opponent's)."""
     game = get_game("sadeqa_ii")
+    pool = OpponentPool(game, 1, {"greedy": 1.0}, seed=0)
+    greedy = pool.baselines[0]
+    assert isinstance(greedy, GreedyAgent)
     states = np.array([s.array for s in _positions(game, 40)])
-    actions = GreedyOpponent(game, seed=0).act(states, None, game.legal_masks(states))
+    actions = greedy.act_batch(game, states)
     for row, a in zip(states, actions, strict=True):
         s = game.state_from_array(row)
         keys = {}
         for m in game.legal_actions(s):
             after = game.apply(s, m)
-            keys[m] = (after.done and after.winner == s.to_move, immediate_gain(game, s, after, s.to_move))
+            own = int(after.board[s.to_move * 6 : s.to_move * 6 + 6].sum())
+            keys[m] = (after.done and after.winner == s.to_move, 2 * own - int(after.board.sum()))
         assert keys[int(a)] == max(keys.values())
-    assert GreedyAgent(0).act(game, game.state_from_array(states[0])) in game.legal_actions(
-        game.state_from_array(states[0])
-    )
 
 
 def _positions(game, n):
@@ -152,16 +154,19 @@ def _positions(game, n):
 
 
 def test_tiny_run_writes_its_folder_and_a_loadable_checkpoint(tiny_run):
-    for name in ("config.json", "command.txt", "git_revision.txt", "model.zip", "state.json", "eval.csv",
-                 "report.md", "report.json", "learning_curve.png"):  # fmt: skip
+    for name in ("config.json", "command.txt", "git_revision.txt", "model.zip", "policy.json", "policy.pt",
+                 "state.json", "eval.csv", "report.md", "report.json", "learning_curve.png"):  # fmt: skip
         assert (tiny_run / name).is_file(), name
     assert list((tiny_run / "logs" / "session0").glob("events.out.tfevents*"))
     config = json.loads((tiny_run / "config.json").read_text())
     assert config["total_timesteps"] == 2048 and config["game"] == "songo_ewondo"
+    assert config["device"] == "cpu"  # the device actually used
     assert json.loads((tiny_run / "state.json").read_text())["num_timesteps"] >= 2048
     evals = (tiny_run / "eval.csv").read_text().splitlines()
-    assert len(evals) == 1 + 2 * 2  # header, then 2 evaluations x 2 opponents
-    agent = make_agent(f"policy:path={tiny_run / 'model.zip'}")
+    assert len(evals) == 1 + 2 * 2  # header, then 2 evaluations x 2 opponents, the last at the final step
+    assert evals[0].split(",")[:5] == ["timesteps", "opponent", "pairs", "games", "distinct"]
+    assert {int(row.split(",")[0]) for row in evals[1:]} == {1024, 2048}
+    agent = make_agent(f"policy:path={tiny_run / 'policy.json'}")
     game = get_game("songo_ewondo", max_plies=120)
     record = play_game(game, agent, "random", seed=1)  # an illegal move would raise
     assert record.plies > 0
@@ -177,7 +182,7 @@ def test_report_matches_the_arena(tiny_run, tmp_path):
     again = json.loads((tmp_path / "report.json").read_text())["results"]
     assert [r["opponent"] for r in report["results"]] == ["random", "greedy"]
     for row, other in zip(report["results"], again, strict=True):
-        res = play_match(game, f"policy:path={tiny_run / 'model.zip'}", row["opponent"], 4, seed=2024)
+        res = play_match(game, f"policy:path={tiny_run / 'policy.json'}", row["opponent"], 4, seed=2024)
         assert (row["wins"], row["draws"], row["losses"]) == (res.wins, res.draws, res.losses)
         assert (other["wins"], other["draws"], other["losses"]) == (res.wins, res.draws, res.losses)
 
@@ -216,8 +221,9 @@ def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
     assert proc.returncode == 130, err[-2000:]
     assert "checkpoint saved" in out
     state = json.loads((run / "state.json").read_text())
-    agent = make_agent(f"policy:path={run / 'model.zip'}")
-    assert agent.model.num_timesteps == state["num_timesteps"] >= 1024
+    policy = json.loads((run / "policy.json").read_text())
+    assert policy["trained"]["steps"] == state["num_timesteps"] >= 1024
+    make_agent(f"policy:path={run / 'policy.json'}")  # loads
     assert not [p for p in os.listdir(run) if p.endswith((".tmp", ".tmp.zip"))]
 
 
@@ -234,7 +240,7 @@ def test_evaluate_command_matches_the_arena(tmp_path, capsys):
     ]
     argv += ["--games", "6", "--seed", "9", "--out", str(tmp_path), "--no-progress"]
     assert ev.main(argv) == 0
-    assert "| greedy | random | 6 |" in capsys.readouterr().out
+    assert "| greedy | random | 3 | 6 |" in capsys.readouterr().out  # 3 opening pairs, 6 games
     report = json.loads((tmp_path / "report.json").read_text())
     game = get_game("en_dodoi", holes_per_row=6)
     for row, opp in zip(report["results"], ["random", "minimax:depth=1"], strict=True):
@@ -247,11 +253,15 @@ def test_evaluate_command_matches_the_arena(tmp_path, capsys):
             res.losses,
         )
         assert row["score"] == res.score and tuple(row["ci95"]) == res.confidence_interval()
+        assert row["pairs"] == 3 and row["distinct"] == res.distinct
+    assert (tmp_path / "games.jsonl").read_text().count("\n") == 12  # every game it scored, replayable
+    for rec in load_records(tmp_path / "games.jsonl", verify=True):
+        assert rec.start is not None  # from the default opening suite
     assert (tmp_path / "report.md").read_text().count("| greedy |") == 2
 
 
 def test_bad_arguments_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="unknown game"):
+    with pytest.raises(SystemExit):  # argparse's own one-line error (a choice)
         resolve_args(["--game", "oware"])
     with pytest.raises(ValueError, match="even"):
         resolve_args(["--eval-games", "3"])
@@ -283,7 +293,7 @@ def test_capture_shaping_sums_to_the_result():
 
 
 def test_git_revision_is_unknown_without_git(monkeypatch):
-    from training.train_ppo import git_revision
+    from training.common import git_revision
 
     assert git_revision() != ""
     monkeypatch.setenv("PATH", "")  # no git to run
@@ -292,21 +302,30 @@ def test_git_revision_is_unknown_without_git(monkeypatch):
 
 @pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
 def test_shipped_model_plays_its_game(name):
-    """``make_agent("policy")`` loads models/<game>.zip and plays legal moves (a whole game)."""
-    assert (ROOT / "models" / f"{name}.zip").is_file()
+    """``make_agent("policy")`` loads models/<game>.json (+ .pt) and plays legal moves (a whole game)."""
+    assert (ROOT / "models" / f"{name}.json").is_file() and (ROOT / "models" / f"{name}.pt").is_file()
     game = get_game(name, max_plies=200)
     record = play_game(game, make_agent("policy"), "random", seed=3)
     assert record.plies > 0 and len(record.moves) == record.plies
 
 
 def test_default_run_folder_is_never_an_existing_run(tmp_path, monkeypatch):
-    from training.train_ppo import default_run_folder, make_game
+    from training.common import default_run_folder
 
     monkeypatch.chdir(tmp_path)
-    args = resolve_args(["--game", "en_dodoi", "--holes-per-row", "6", "--seed", "4"])
-    first = default_run_folder(make_game(args), args)
+    first = default_run_folder("runs/en_dodoi6-seed4")
     assert first == Path("runs/en_dodoi6-seed4")
     for folder in (first, Path("runs/en_dodoi6-seed4-2")):
         folder.mkdir(parents=True)
         (folder / "config.json").write_text("{}")
-    assert default_run_folder(make_game(args), args) == Path("runs/en_dodoi6-seed4-3")
+    assert default_run_folder("runs/en_dodoi6-seed4") == Path("runs/en_dodoi6-seed4-3")
+
+
+def test_cuda_without_a_gpu_is_an_error(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    assert train_main([*TINY, "--device", "cuda", "--out", str(tmp_path / "r")]) == 2
+    assert "no CUDA device is available" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "config.json").exists()  # nothing recorded as if it had run

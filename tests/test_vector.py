@@ -8,8 +8,8 @@ import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
 from mancala_envs import IllegalMoveError, get_game
-from mancala_envs.vector import MancalaVecEnv
-from mancala_envs.wrappers import SingleAgentEnv
+from mancala_envs.envs.single import SingleAgentEnv
+from mancala_envs.envs.vector import MancalaVecEnv
 
 CONFIGS = [
     ("songo_ewondo", {"max_plies": 40}),  # truncations
@@ -171,14 +171,14 @@ def test_masks_and_sb3_attribute_api():
     assert vec.illegal_action == "raise"
     with pytest.raises(ValueError, match="all games"):
         vec.set_attr("illegal_action", "terminate", indices=[0])
-    with pytest.raises(ValueError, match="opponent"):
-        vec.set_attr("opponent", "minimax")
+    with pytest.raises(ValueError, match="unknown agent 'frobnicate'"):
+        vec.set_attr("opponent", "frobnicate")
     with pytest.raises(AttributeError):
         vec.set_attr("obs_format", "dict")
     with pytest.raises(AttributeError):
         vec.env_method("render")
     # Sadeqa II's opening rule (SQ4): the learner's first move is hole 5 wherever it is pending.
-    pending = vec.states[:, 2 * 6 + 6 : 2 * 6 + 8][np.arange(5), vec.seats].astype(bool)
+    pending = vec.states[:, vec.game.layout.pending][np.arange(5), vec.seats].astype(bool)
     assert (masks[pending] == [0, 0, 0, 0, 0, 1]).all()
     vec.close()
 
@@ -304,7 +304,8 @@ def test_illegal_learner_actions():
     [
         {"num_envs": 0},
         {"num_envs": 2.0},
-        {"opponent": "greedy"},
+        {"opponent": "chess"},
+        {"opponent": 3},
         {"obs_format": "image"},
         {"illegal_action": "skip"},
         {"max_plies": 1},

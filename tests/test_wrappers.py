@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from mancala_envs import IllegalMoveError, get_game
-from mancala_envs.wrappers import ILLEGAL_WARNING, SingleAgentEnv
+from mancala_envs.envs.single import ILLEGAL_WARNING, SingleAgentEnv
 
 CHECKED = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [("en_dodoi", {"holes_per_row": n}) for n in (6, 8, 10)]
 CHECKED_IDS = [f"{name}{params.get('holes_per_row', '')}" for name, params in CHECKED]
@@ -182,7 +182,9 @@ def test_calls_before_reset_raise():
         {"game": "songo_ewondo", "max_plies": 1},
         {"game": "songo_ewondo", "seat": 2},
         {"game": "songo_ewondo", "seat": 1.0},
-        {"game": "songo_ewondo", "opponent": "greedy"},
+        {"game": "songo_ewondo", "opponent": "chess"},
+        {"game": "songo_ewondo", "opponent": 3},
+        {"game": "songo_ewondo", "render_mode": "video"},
         {"game": "songo_ewondo", "obs_format": "box"},
         {"game": "songo_ewondo", "illegal_action": "ignore"},
         {"game": 3},

@@ -1,91 +1,85 @@
-"""Evaluate agents (specs or trained checkpoints) against the baselines with the arena; write
-``report.md`` and ``report.json``. Also the report writer of :mod:`training.train_ppo`.
+"""Evaluate agents (specs or trained policies) against baselines with the arena, over an opening
+suite with paired seats; write ``report.md``, ``report.json`` and the games (``games.jsonl``).
+Also the report writer of the training scripts.
 
-    mancala evaluate --game songo_ewondo runs/songo/model.zip policy greedy --games 400 --out eval/
-    python -m training.evaluate --game en_dodoi runs/en_dodoi          # a run folder: its model.zip
+    mancala evaluate --game songo_ewondo runs/songo/policy.json policy --games 400 --out eval/
+    python -m training.evaluate --game en_dodoi runs/en_dodoi          # a run folder: its policy
 
-An agent is an agent spec (``minimax:depth=3``, ``policy`` = the shipped model, ...), a ``.zip``
-checkpoint or a run folder. Every agent plays :func:`agents.arena.play_match` against each opponent
-(default ``random``, ``greedy``, ``minimax:depth=2``): ``--games`` games, seats balanced (the agent
-is seat 0, who moves first, in the even-numbered games), game ``k`` seeded with
-``derive_seed(seed, k)`` — the same seed gives the same games as the arena itself.
+An agent is an agent spec (``minimax:depth=3``, ``policy`` = the shipped model, ...), a policy file
+(``.json``/``.pt``) or a run folder. Each agent plays :func:`agents.arena.play_match` against each
+opponent: ``--games`` games, that is ``--games / 2`` openings of the suite (``--openings``: the
+game's default suite, ``none`` for the bare initial position, or a JSONL file) each played once
+with each seating. The score is ``(wins + draws / 2) / games`` from the agent's side (truncated
+games count as draws); its 95% interval is the Wilson interval over the opening pairs
+(:mod:`agents.arena.matches`); ``distinct`` counts distinct games, and a report says so when fewer
+than 90% are. ``report.json``: ``{"game", "params", "seed", "openings", "results": [{"agent",
+"opponent", "pairs", "games", "distinct", "wins", "draws", "losses", "truncated", "score", "ci95",
+"caveat"}, ...]}``.
 
-``report.json``: ``{"game", "params", "seed", "games", "results": [{"agent", "opponent", "games",
-"wins", "draws", "losses", "truncated", "score", "ci95": [low, high]}, ...]}`` where score is
-``(wins + draws / 2) / games`` from the agent's side (truncated games count as draws) and ci95
-its Wilson interval (:meth:`agents.arena.MatchResult.confidence_interval`).
+Ctrl-C stops at once (exit 130); with ``--out`` every finished game is already in ``games.jsonl``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
-import tempfile
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arena import MatchResult, play_match
+from agents.arena import GameRecord, MatchResult, play_match
 from agents.base import Agent
+from agents.files import append_synced, atomic_write
+from agents.interrupts import deferred_interrupts
 from mancala_envs import GAMES, Game, get_game
 
 DEFAULT_OPPONENTS = ("random", "greedy", "minimax:depth=2")
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write ``path`` through a temporary file in the same folder and a rename: a reader (or a
-    crash) sees the old file or the new one, never a partial one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 -> the usual permissions of a new file
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode() if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def agent_spec(text: str) -> str:
-    """A spec for a ``.zip`` path or a run folder (``policy:path=...``), or the text unchanged."""
+    """A spec for a policy file or a run folder (``policy:path=...``), or the text unchanged."""
     path = Path(text)
     if path.is_dir():
-        if not (path / "model.zip").is_file():
-            raise ValueError(f"{text!r} is a folder without model.zip (not a run folder)")
-        return f"policy:path={path / 'model.zip'}"
-    if text.endswith(".zip"):
+        if not (path / "policy.json").is_file():
+            raise ValueError(f"{text!r} is a folder without policy.json (not a training run folder)")
+        return f"policy:path={path / 'policy.json'}"
+    if path.suffix in (".json", ".pt", ".zip"):
         if not path.is_file():
-            raise ValueError(f"checkpoint {text!r} does not exist")
+            raise ValueError(f"policy file {text!r} does not exist")
         return f"policy:path={path}"
     return text
 
 
 def load_once(spec: str) -> Agent | str:
     """A policy agent built once (the arena would reload its file for every game; the arena
-    re-seeds it per game, so the games are the same), any other spec unchanged (fresh per game)."""
+    reseeds it per game, so the games are the same), any other spec unchanged (fresh per game)."""
     from agents.registry import make_agent, parse_spec
 
-    return make_agent(spec) if parse_spec(spec)[0] == "policy" else spec
+    return make_agent(spec) if parse_spec(spec)[0] in ("policy", "az") else spec
 
 
 def evaluate(
-    game: Game, agent: Agent | str, opponents: Sequence[str], games: int, seed: int, progress: bool = False
+    game: Game,
+    agent: Agent | str,
+    opponents: Sequence[str],
+    games: int,
+    seed: int,
+    openings: Any = "default",
+    progress: bool = False,
+    on_game: Callable[[GameRecord], None] | None = None,
 ) -> list[MatchResult]:
-    """``agent`` against each opponent: one :func:`agents.arena.play_match` each, same ``seed``."""
-    return [play_match(game, agent, opp, games, seed=seed, progress=progress) for opp in opponents]
+    """``agent`` against each opponent: one :func:`agents.arena.play_match` each, same ``seed``
+    and suite."""
+    from agents.openings import resolve_openings
+
+    suite = resolve_openings(game, openings, games // 2)
+    return [
+        play_match(game, agent, opp, games, seed=seed, openings=suite, progress=progress, on_game=on_game)
+        for opp in opponents
+    ]
 
 
 def result_row(res: MatchResult) -> dict[str, Any]:
@@ -94,56 +88,63 @@ def result_row(res: MatchResult) -> dict[str, Any]:
     return {
         "agent": res.a,
         "opponent": res.b,
+        "pairs": res.pairs,
         "games": res.games,
+        "distinct": res.distinct,
         "wins": res.wins,
         "draws": res.draws,
         "losses": res.losses,
         "truncated": res.truncated,
         "score": res.score,
         "ci95": [lo, hi],
+        "caveat": res.caveat(),
     }
 
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
-    """The evaluation table (Markdown; also readable as plain text)."""
+    """The evaluation table (Markdown; also readable as plain text), caveats below it."""
     lines = [
-        "| agent | opponent | games | wins | draws | losses | score | 95% CI |",
-        "|---|---|---:|---:|---:|---:|---:|---|",
+        "| agent | opponent | pairs | games | distinct | wins | draws | losses | score | 95% CI (pairs) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
+    notes = []
     for r in rows:
         lo, hi = r["ci95"]
+        mark = " ⚠" if r.get("caveat") else ""
         lines.append(
-            f"| {r['agent']} | {r['opponent']} | {r['games']} | {r['wins']} | {r['draws']} | "
-            f"{r['losses']} | {r['score']:.3f} | [{lo:.3f}, {hi:.3f}] |"
+            f"| {r['agent']} | {r['opponent']} | {r['pairs']} | {r['games']} | {r['distinct']} "
+            f"| {r['wins']} | "
+            f"{r['draws']} | {r['losses']} | {r['score']:.3f}{mark} | [{lo:.3f}, {hi:.3f}] |"
         )
-    return "\n".join(lines)
+        if r.get("caveat"):
+            notes.append(f"⚠ {r['agent']} vs {r['opponent']}: {r['caveat']}.")
+    return "\n".join([*lines, *(["", *notes] if notes else [])])
 
 
 def plot_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
     """Evaluation score against training steps, one line (with its 95% band) per opponent."""
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4), layout="constrained")
+    ax = fig.add_subplot()
     for opp in dict.fromkeys(r["opponent"] for r in history):
         pts = [r for r in history if r["opponent"] == opp]
         x = [r["timesteps"] for r in pts]
         ax.plot(x, [r["score"] for r in pts], marker="o", label=opp)
         ax.fill_between(x, [r["ci_low"] for r in pts], [r["ci_high"] for r in pts], alpha=0.15)
     ax.set_xlabel("training steps")
-    ax.set_ylabel("score (wins + draws/2) / games")
+    ax.set_ylabel("score over opening pairs")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.fchmod(fd, 0o666 & ~_umask())
-    os.close(fd)
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    atomic_write(path, buf.getvalue())
 
 
 def write_report(
@@ -154,30 +155,30 @@ def write_report(
     title: str,
     notes: Sequence[str] = (),
     history: Sequence[dict[str, Any]] | None = None,
+    openings: str = "default",
 ) -> list[dict[str, Any]]:
     """Write ``report.json``, ``report.md`` (and ``learning_curve.png`` from an evaluation
     ``history``) in ``out``; returns the rows."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     rows = [result_row(r) for r in results]
     payload = {
         "game": game.name,
         "params": dict(game.params),
         "seed": seed,
-        "games": sorted({r["games"] for r in rows}),
+        "openings": openings,
         "results": rows,
     }
     atomic_write(out / "report.json", json.dumps(payload, indent=2) + "\n")
     md = [
         f"# {title}",
         "",
-        f"Game: `{game.name}` {dict(game.params)}; arena seed {seed}; seats balanced.",
+        f"Game: `{game.name}` {dict(game.params)}; arena seed {seed}; openings: {openings}, "
+        "each played with both seatings.",
         "",
-    ]
-    md += [
         table(rows),
         "",
-        "Score = (wins + draws/2) / games; 95% Wilson interval. Truncated games are draws.",
+        "Score = (wins + draws/2) / games; 95% Wilson interval over the opening pairs (the independent "
+        "units). Truncated games are draws.",
     ]
     md += ["", *notes] if notes else []
     if history:
@@ -190,16 +191,40 @@ def write_report(
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mancala evaluate",
-        description="Evaluate agents or checkpoints against baselines with the arena (seats balanced); "
-        "writes OUT/report.md and OUT/report.json and prints the table.",
+        description="Evaluate agents or policies against baselines over an opening suite with paired seats; "
+        "prints the table and, with --out, writes OUT/report.md, OUT/report.json and OUT/games.jsonl.",
     )
-    p.add_argument("agents", nargs="+", metavar="AGENT", help="agent spec, MODEL.zip or run folder")
-    p.add_argument("--game", choices=GAMES, default="songo_ewondo", help="the game (songo_ewondo)")
-    p.add_argument("--holes-per-row", type=int, default=None, metavar="N", help="en_dodoi only (8)")
-    p.add_argument("--max-plies", type=int, default=None, metavar="N", help="truncation (1000)")
-    p.add_argument("--opponents", nargs="+", default=list(DEFAULT_OPPONENTS), metavar="SPEC")
-    p.add_argument("--games", type=int, default=400, help="games per pair, even (400)")
-    p.add_argument("--seed", type=int, default=0, help="arena seed (0)")
+    p.add_argument(
+        "agents", nargs="+", metavar="AGENT", help="agent spec, policy file (.json) or training run folder"
+    )
+    p.add_argument("--game", choices=GAMES, default="songo_ewondo", help="the game (default: songo_ewondo)")
+    p.add_argument(
+        "--holes-per-row", type=int, default=None, metavar="N", help="en_dodoi only: 6..10 (default: 8)"
+    )
+    p.add_argument(
+        "--max-plies", type=int, default=None, metavar="N", help="truncate games at N plies (default: 1000)"
+    )
+    p.add_argument(
+        "--opponents",
+        nargs="+",
+        default=list(DEFAULT_OPPONENTS),
+        metavar="SPEC",
+        help="agent specs to play against (default: " + " ".join(DEFAULT_OPPONENTS) + ")",
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        default=400,
+        metavar="N",
+        help="games per pairing, even: N/2 openings (default: 400)",
+    )
+    p.add_argument(
+        "--openings",
+        default="default",
+        metavar="SUITE",
+        help="default (the game's default suite), none (the initial position) or a JSONL file",
+    )
+    p.add_argument("--seed", type=int, default=0, help="arena seed (default: 0)")
     p.add_argument("--out", type=Path, default=None, help="report folder (default: print only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
@@ -207,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``mancala evaluate``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -216,23 +242,62 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.max_plies is not None:
             params["max_plies"] = args.max_plies
         game = get_game(args.game, **params)
-        results = []
-        for text in args.agents:
-            agent = load_once(agent_spec(text))
-            results += evaluate(game, agent, args.opponents, args.games, args.seed, not args.no_progress)
+        from agents.arena.matches import check_even, check_seed
+        from agents.openings import resolve_openings
+        from agents.registry import make_agent
+
+        check_even(args.games, "--games")
+        check_seed(args.seed)
+        for spec in args.opponents:
+            make_agent(spec)
+        agents = [load_once(agent_spec(text)) for text in args.agents]
+        suite = resolve_openings(game, args.openings, args.games // 2)
+        if args.out is not None:
+            if (args.out / "games.jsonl").exists():
+                raise ValueError(
+                    f"{args.out} already holds an evaluation (games.jsonl); choose another --out"
+                )
+            args.out.mkdir(parents=True, exist_ok=True)
     except ValueError as e:
         parser.error(str(e))
+    results: list[MatchResult] = []
+    games_fh = open(args.out / "games.jsonl", "a", encoding="utf-8") if args.out is not None else None  # noqa: SIM115
+    write = (lambda rec: append_synced(games_fh, rec.to_json() + "\n")) if games_fh else None
+    try:
+        with deferred_interrupts():
+            for agent in agents:
+                results += evaluate(
+                    game,
+                    agent,
+                    args.opponents,
+                    args.games,
+                    args.seed,
+                    suite,
+                    not args.no_progress,
+                    on_game=write,
+                )
+    except KeyboardInterrupt:
+        kept = f"; the finished games are in {args.out / 'games.jsonl'}" if args.out else ""
+        print(f"\nmancala evaluate: interrupted{kept}", file=sys.stderr)
+        return 130
+    finally:
+        if games_fh:
+            games_fh.close()
     rows = [result_row(r) for r in results]
+    if suite is None and any(r.caveat() for r in results):
+        warnings.warn("--openings none: the games repeat (see the distinct column)", stacklevel=1)
     if args.out is not None:
+        command = shlex.join(["mancala", "evaluate", *argv])
         write_report(
             args.out,
             game,
             results,
             args.seed,
             "Evaluation",
-            [f"Command: `{shlex.join(['mancala', 'evaluate', *(sys.argv[1:] if argv is None else argv)])}`"],
+            [f"Command: `{command}`"],
+            openings=str(args.openings),
         )
-        print(f"report: {args.out / 'report.md'}")
+        print(f"report: {args.out / 'report.md'}; games: {args.out / 'games.jsonl'}")
     print(table(rows))
     return 0
 

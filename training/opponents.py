@@ -1,23 +1,24 @@
-"""The opponent pool of self-play training: batched baselines and frozen snapshots of the learner.
+"""The opponent pool of self-play training: baselines and frozen snapshots of the learner.
 
-:class:`OpponentPool` is an opponent object for :class:`mancala_envs.vector.MancalaVecEnv`: the
-env calls ``episodes_started(env_indices)`` when games begin a new episode and ``act(states,
-observations, masks, env_indices)`` for the games where the opponent is to move.
+:class:`OpponentPool` is an agent (``agents/base.py``) that plays a different member in each game
+of :class:`mancala_envs.envs.vector.MancalaVecEnv`: the env calls ``episodes_started(env_indices)``
+when games begin a new episode and ``act_batch(game, states, env_indices)`` for the games where
+the opponent is to move.
 
 **Schedule** (see also ``training/configs.toml``):
 
 - At the start of every episode of every game the pool draws that episode's opponent with its own
   seeded generator: baseline ``spec`` with probability proportional to its weight (``pool`` in the
-  config; by default ``random@0.15 greedy@0.3 minimax:depth=1@0.15 minimax:depth=2@0.4``), or one of the
-  frozen snapshots, which share the weight ``snapshot_weight`` equally (no snapshots yet: weight 0).
+  config; by default ``random@0.15 greedy@0.3 minimax:depth=1@0.15 minimax:depth=2@0.4``), or one of
+  the frozen snapshots, which share the weight ``snapshot_weight`` equally (none yet: weight 0).
 - The trainer freezes the learner into the pool after every evaluation whose mean score against
-  the evaluation opponents is at least the best mean so far (so the snapshots are the learner's
-  improving versions). At most ``max_snapshots`` are kept: a new one replaces the oldest (games
-  in the middle of an episode against the replaced one finish against the new one).
-- Snapshots play by sampling from their policy (masked softmax) with the pool's generator, so they
-  are varied opponents; baselines are the project's agents: ``random``, ``greedy`` (compiled, the
-  same policy as :class:`agents.greedy.GreedyAgent`), and any other spec through
-  :func:`agents.make_agent` (``minimax:depth=2`` searches with the compiled alpha-beta).
+  the evaluation opponents is at least the best mean so far. At most ``max_snapshots`` are kept:
+  a new one replaces the oldest (games in the middle of an episode against the replaced one
+  finish against the new one).
+- Snapshots sample from their policy (masked softmax) with the pool's generator, so they are
+  varied opponents; baselines are the project's agents built with :func:`agents.as_agent` —
+  ``random`` and ``greedy`` in compiled batches, ``minimax:depth=2`` through the compiled
+  alpha-beta, row by row.
 
 The learner's reward never depends on who the opponent is: the env gives +1/-1/0 for the
 learner's own result in whichever seat it has, which makes the signal zero-sum-correct.
@@ -27,88 +28,32 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from agents.registry import make_agent
+from agents.base import Agent, NetworkAgent
+from agents.registry import as_agent
 from mancala_envs import Game
-from mancala_envs import kernels as K
-from mancala_envs.analysis import greedy_actions
 
 
-class BatchedOpponent(Protocol):
-    """One member of the pool: ``act(states, observations, masks) -> actions`` (int64)."""
+class SnapshotAgent(NetworkAgent):
+    """A frozen copy of a ``MaskableActorCriticPolicy`` that samples its masked softmax."""
 
-    name: str
-
-    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
-
-
-class RandomOpponent:
-    """A uniformly random legal move (the core's compiled random player)."""
-
-    def __init__(self, game: Game, seed: int = 0):
-        self.name, self.game, self.rng = "random", game, np.random.default_rng(seed)
-
-    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return K.random_actions(np.ascontiguousarray(states), self.game.rules, self.rng)
-
-
-class GreedyOpponent:
-    """The one-ply greedy policy of :class:`agents.greedy.GreedyAgent`, compiled and batched."""
-
-    def __init__(self, game: Game, seed: int = 0):
-        self.name, self.game, self.rng = "greedy", game, np.random.default_rng(seed)
-
-    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return greedy_actions(np.ascontiguousarray(states), self.game.rules, self.rng)
-
-
-class AgentOpponent:
-    """Any agent spec (``minimax:depth=2``, ``mcts:sims=50``...): ``agent.act`` on each state."""
-
-    def __init__(self, game: Game, spec: str, seed: int = 0):
-        self.game, self.agent = game, make_agent(spec, seed=seed)
-        self.name = self.agent.name
-
-    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        g = self.game
-        return np.array([self.agent.act(g, g.state_from_array(row)) for row in states], dtype=np.int64)
-
-
-class PolicyOpponent:
-    """A frozen copy of a ``MaskableActorCriticPolicy``; samples its masked softmax (or plays the
-    most likely move with ``sample=False``)."""
-
-    def __init__(self, policy: Any, name: str, rng: np.random.Generator, sample: bool = True):
+    def __init__(self, policy: Any, name: str, rng: np.random.Generator, counts: bool, sample: bool = True):
         self.policy = copy.deepcopy(policy).to("cpu")
         self.policy.set_training_mode(False)
-        self.name, self.rng, self.sample = name, rng, sample
+        self.name, self.rng, self.sample, self.counts = name, rng, sample, counts
 
-    def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
 
         with torch.no_grad():
             dist = self.policy.get_distribution(
                 torch.as_tensor(observations), action_masks=masks.astype(bool)
             )
-            return dist.distribution.logits.numpy()
-
-    def act(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        logits = self.logits(observations, masks)
-        if self.sample:  # Gumbel-max: a draw from the masked softmax
-            logits = logits + self.rng.gumbel(size=logits.shape)
-        return np.argmax(np.where(masks.astype(bool), logits, -np.inf), axis=1).astype(np.int64)
-
-
-def make_baseline(game: Game, spec: str, seed: int) -> BatchedOpponent:
-    """The batched opponent for an agent spec (compiled for ``random`` and ``greedy``)."""
-    if spec == "random":
-        return RandomOpponent(game, seed)
-    if spec == "greedy":
-        return GreedyOpponent(game, seed)
-    return AgentOpponent(game, spec, seed)
+            out = dist.distribution.logits.numpy().astype(np.float64)
+        return np.where(masks.astype(bool), out, -np.inf)
 
 
 def parse_pool(items: Sequence[str]) -> dict[str, float]:
@@ -122,15 +67,15 @@ def parse_pool(items: Sequence[str]) -> dict[str, float]:
             w = float(weight)
         except ValueError:
             raise ValueError(f"pool entry {item!r}: weight {weight!r} is not a number") from None
-        if not w >= 0:
-            raise ValueError(f"pool entry {item!r}: the weight must be >= 0")
+        if not 0 <= w < float("inf"):
+            raise ValueError(f"pool entry {item!r}: the weight must be a finite number >= 0")
         if spec in weights:
             raise ValueError(f"pool entry {spec!r} given twice")
         weights[spec] = w
     return weights
 
 
-class OpponentPool:
+class OpponentPool(Agent):
     """Baselines and frozen snapshots, one drawn per episode of each game (module docstring).
 
     Args:
@@ -140,7 +85,10 @@ class OpponentPool:
         snapshot_weight: total weight shared by the snapshots (once there is one).
         max_snapshots: how many snapshots are kept.
         seed: seeds the draws, the baselines' generators and the snapshots' sampling.
+        counts: the snapshots' networks read raw counts (the env's ``counts=True``).
     """
+
+    name = "pool"
 
     def __init__(
         self,
@@ -150,6 +98,7 @@ class OpponentPool:
         snapshot_weight: float = 0.0,
         max_snapshots: int = 5,
         seed: int = 0,
+        counts: bool = True,
     ):
         if not baselines and snapshot_weight <= 0:
             raise ValueError("the opponent pool needs a baseline or a positive snapshot_weight")
@@ -158,21 +107,21 @@ class OpponentPool:
         if max_snapshots < 0:
             raise ValueError(f"max_snapshots must be >= 0, got {max_snapshots}")
         seeds = np.random.SeedSequence(seed).generate_state(len(baselines) + 2)
-        self.game = game
-        self.rng = np.random.default_rng(seeds[0])
+        super().__init__(int(seeds[0]))
+        self.game, self.counts = game, counts
         self.snapshot_rng = np.random.default_rng(seeds[1])
-        self.baselines = [make_baseline(game, s, int(x)) for s, x in zip(baselines, seeds[2:], strict=True)]
+        self.baselines = [as_agent(s, seed=int(x)) for s, x in zip(baselines, seeds[2:], strict=True)]
         self.baseline_weights = np.array(list(baselines.values()), dtype=np.float64)
         self.snapshot_weight = float(snapshot_weight)
         self.max_snapshots = int(max_snapshots)
-        self.snapshots: list[PolicyOpponent] = []
+        self.snapshots: list[SnapshotAgent] = []
         self._next_slot = 0
         self.assignment = np.full(num_envs, -1, dtype=np.int64)  # member of the current episode
         self.finished_with = np.full(num_envs, -1, dtype=np.int64)  # member of the previous one
         self.results: dict[str, list[int]] = {}  # name -> [wins, draws, losses] of the learner
 
     @property
-    def members(self) -> list[BatchedOpponent]:
+    def members(self) -> list[Agent]:
         """Baselines first, then the snapshots (an index into this list is a member id)."""
         return [*self.baselines, *self.snapshots]
 
@@ -181,15 +130,14 @@ class OpponentPool:
         """The probability of each member being drawn for an episode."""
         w = self.baseline_weights
         if self.snapshots:
-            share = np.full(len(self.snapshots), self.snapshot_weight / len(self.snapshots))
-            w = np.concatenate([w, share])
+            w = np.concatenate([w, np.full(len(self.snapshots), self.snapshot_weight / len(self.snapshots))])
         return w / w.sum()
 
     def add_snapshot(self, policy: Any, name: str) -> None:
         """Freeze a copy of ``policy`` into the pool (replacing the oldest beyond ``max_snapshots``)."""
         if self.max_snapshots == 0:
             return
-        member = PolicyOpponent(policy, name, self.snapshot_rng)
+        member = SnapshotAgent(policy, name, self.snapshot_rng, self.counts)
         if len(self.snapshots) < self.max_snapshots:
             self.snapshots.append(member)
         else:
@@ -208,23 +156,28 @@ class OpponentPool:
         p = self.probabilities
         self.assignment[idx] = self.rng.choice(len(p), size=idx.size, p=p)
 
-    def act(
-        self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray, env_indices: np.ndarray
-    ) -> np.ndarray:
+    def act(self, game: Game, state: Any) -> int:
+        """Outside a vector env: a member drawn for this one move."""
+        member = self.members[self.rng.choice(len(self.probabilities), p=self.probabilities)]
+        return member.act(game, state)
+
+    def act_batch(self, game: Game, states: np.ndarray, env_indices: np.ndarray | None = None) -> np.ndarray:
         """Each game's move by its episode's opponent (one batched call per member)."""
+        if env_indices is None:
+            raise ValueError("OpponentPool.act_batch needs env_indices (it plays one member per game)")
         who = self.assignment[np.asarray(env_indices)]
         if (who < 0).any():
-            raise RuntimeError("OpponentPool.act before episodes_started for some games")
+            raise RuntimeError("OpponentPool.act_batch before episodes_started for some games")
         out = np.empty(len(who), dtype=np.int64)
         members = self.members
         for m in np.unique(who):
             rows = np.flatnonzero(who == m)
-            out[rows] = members[m].act(states[rows], observations[rows], masks[rows])
+            out[rows] = members[m].act_batch(game, np.ascontiguousarray(states[rows]))
         return out
 
     def record_results(self, env_indices: np.ndarray, rewards: np.ndarray) -> None:
-        """Count finished episodes (learner's reward +1/0/-1) against the member they were played with
-        (call after the step that ended them, when the games have restarted)."""
+        """Count finished episodes (learner's reward +1/0/-1) against the member they were played
+        with (call after the step that ended them, when the games have restarted)."""
         members = self.members
         for i, r in zip(np.asarray(env_indices).tolist(), np.asarray(rewards).tolist(), strict=True):
             m = self.finished_with[i]

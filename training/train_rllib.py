@@ -27,7 +27,9 @@ How it is put together (kept simple on purpose):
   agent-to-module mapping is just the part before ``@``: deterministic and checkpoint-safe.
 * **Evaluation.** At every checkpoint the saved ``main`` is loaded through the arena adapter
   (``agents.make_agent("rllib:path=OUT")``) and plays ``--eval-games`` seat-balanced games
-  against each ``--eval-opponents`` spec with :func:`agents.arena.play_match`.
+  against each ``--eval-opponents`` spec with :func:`agents.arena.play_match` over the game's
+  default opening suite (both seatings of each opening; pairs, distinct games and the interval
+  over pairs go to ``eval.jsonl``).
 * **Files in OUT.** ``config.json`` (the run's options), ``checkpoint/`` (the latest algorithm
   checkpoint, replaced atomically), ``progress.jsonl`` (one line per iteration) and ``eval.jsonl``
   (one line per evaluation match). ``--resume`` restores ``checkpoint/`` and trains on until
@@ -58,7 +60,7 @@ from gymnasium import spaces
 
 from agents.registry import make_agent
 from mancala_envs import get_game
-from mancala_envs.aec import MancalaEnv
+from mancala_envs.envs.aec import MancalaEnv
 
 try:  # the rllib extra is optional: this module must import without it (for --help and errors)
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
@@ -117,14 +119,16 @@ class RLlibMancalaEnv(PettingZooEnv):
     """
 
     def __init__(self, config: dict[str, Any] | None = None):
+        # RLlib passes an EnvContext (a dict with worker_index and vector_index attributes): read
+        # them before copying it into a plain dict, which would drop them
+        worker = int(getattr(config, "worker_index", 0))
+        vector = int(getattr(config, "vector_index", 0))
         config = dict(config or {})
         game = get_game(config.get("game", "sadeqa_ii"), **config.get("game_params", {}))
         super().__init__(MancalaEnv(game, first_player="random"))
         self.game = game
         self.opponents = config.get("opponents", {"self": 1.0})
         self.frozen = frozen_ids(int(config.get("frozen", 0)))
-        worker = int(getattr(config, "worker_index", 0))
-        vector = int(getattr(config, "vector_index", 0))
         self._rng = np.random.default_rng([int(config.get("seed", 0)), worker, vector])
         self._baselines: dict[str, Any] = {}
         n = game.holes_per_row
@@ -293,14 +297,19 @@ def evaluate(out: Path, game: Any, opponents: Sequence[str], n_games: int, seed:
     agent = make_agent(f"rllib:path={out}", seed=seed)
     rows = []
     for spec in opponents:
-        m = play_match(game, agent, spec, n_games, seed=seed)
+        m = play_match(game, agent, spec, n_games, seed=seed, openings="default")
+        lo, hi = m.confidence_interval()
         rows.append(
             {
                 "opponent": spec,
+                "pairs": m.pairs,
+                "games": m.games,
+                "distinct": m.distinct,
                 "wins": m.wins,
                 "draws": m.draws,
                 "losses": m.losses,
                 "score": round(m.score, 4),
+                "ci95": [round(lo, 4), round(hi, 4)],
             }
         )
     return rows

@@ -4,9 +4,9 @@ never-ending relays, under random or greedy play.
     stats = play_games(get_game("en_dodoi"), 100_000, seed=0, players=("greedy", "random"))
     stats.first_player_score, stats.branching_by_ply(), stats.never_ending_rate
 
-Everything runs inside numba over the core's kernels (:mod:`mancala_envs.kernels`); the same seed
-gives the same statistics. The greedy policy here is the one of :class:`agents.greedy.GreedyAgent`
-(:func:`greedy_action` is its compiled form).
+Everything runs inside numba over the core's engine (:func:`mancala_envs.core.engine.play`); the
+same seed gives the same statistics. The greedy player is :func:`agents.greedy.greedy_action`,
+the policy of :class:`agents.greedy.GreedyAgent`.
 """
 
 from __future__ import annotations
@@ -16,79 +16,45 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from mancala_envs import kernels as K
-from mancala_envs.game import Game
-from mancala_envs.rulesets import R_HOLES, R_RESULT, R_SOWING, RESULT_BY_SURVIVAL, SOW_RELAY
+from agents.greedy import greedy_action
+from mancala_envs import Game
+from mancala_envs.core.batch import random_legal_action
+from mancala_envs.core.engine import new_work, play
+from mancala_envs.core.layout import (
+    RUNNING,
+    TRUNCATED,
+    off_captured,
+    off_mask,
+    off_ply,
+    off_status,
+    off_to_move,
+    off_winner,
+)
+from mancala_envs.core.relay import simulate_relay
+from mancala_envs.core.sowing import NEVER_ENDS
+from mancala_envs.rulesets import R_HOLES, R_SOWING, SOW_RELAY
 
 POLICIES = {"random": 0, "greedy": 1}
+MAX_PLIES_COUNTED = 100_000  # branching statistics are kept for the plies below this
 
 
 @njit(cache=True)
-def move_gain(before, after, n, player, rules):
-    """What ``player``'s move from ``before`` to ``after`` gained in the game's own terms: captured
-    seeds (SE10/ED5 games, the end-of-game board included), or, in a survival game (SQ6) where
-    captures do not score, seeds on his row minus seeds on the opponent's row after the move."""
-    if rules[R_RESULT] == RESULT_BY_SURVIVAL:
-        return K.row_sum(after, n, player) - K.row_sum(after, n, 1 - player)
-    cap = K.off_captured(n) + player
-    return after[cap] - before[cap]
-
-
-@njit(cache=True)
-def greedy_action(state, rules, rng, scratch, ties):
-    """One ply: a move that wins at once if there is one, else the largest :func:`move_gain`;
-    ties at random. ``scratch`` is a state-sized buffer, ``ties`` an int64 buffer of n."""
-    n = rules[R_HOLES]
-    me = state[K.off_to_move(n)]
-    best_won = -1
-    best_gain = -(1 << 30)
-    count = 0
-    for a in range(n):
-        if state[K.off_mask(n) + a] == 0:
-            continue
-        scratch[:] = state
-        K.apply_move(scratch, a, rules)
-        won = 1 if scratch[K.off_status(n)] == K.DONE and scratch[K.off_winner(n)] == me else 0
-        gain = move_gain(state, scratch, n, me, rules)
-        if won > best_won or (won == best_won and gain > best_gain):
-            best_won, best_gain, count = won, gain, 0
-        if won == best_won and gain == best_gain:
-            ties[count] = a
-            count += 1
-    if count == 0:
-        return -1
-    return ties[rng.integers(0, count)]
-
-
-@njit(cache=True)
-def greedy_actions(states, rules, rng):
-    """:func:`greedy_action` for every row of a batch of running packed states."""
-    n = rules[R_HOLES]
-    out = np.empty(states.shape[0], dtype=np.int64)
-    scratch = np.empty(states.shape[1], dtype=states.dtype)
-    ties = np.empty(n, dtype=np.int64)
-    for i in range(states.shape[0]):
-        out[i] = greedy_action(states[i], rules, rng, scratch, ties)
-    return out
-
-
-@njit(cache=True)
-def never_ending_moves(state, rules, scratch, saved):
+def never_ending_moves(state, rules, work):
     """How many of the mover's non-empty holes start a relay that never ends (SQ5/ED3)."""
     n = rules[R_HOLES]
     if rules[R_SOWING] != SOW_RELAY:
         return 0
-    mover = state[K.off_to_move(n)]
+    mover = state[off_to_move(n)]
     count = 0
     for a in range(n):
         hole = mover * n + a
-        if state[hole] > 0 and not K.relay_ends(state[: 2 * n], n, hole, rules, scratch, saved):
+        if state[hole] > 0 and simulate_relay(state[: 2 * n], n, hole, rules, work) == NEVER_ENDS:
             count += 1
     return count
 
 
 @njit(cache=True)
-def _play_games(rules, n_games, first_player, policies, rng, max_plies):
+def _play_games(rules, n_games, start_state, policies, rng, plies_counted):
     n = rules[R_HOLES]
     winner = np.empty(n_games, dtype=np.int8)
     plies = np.empty(n_games, dtype=np.int32)
@@ -96,37 +62,37 @@ def _play_games(rules, n_games, first_player, policies, rng, max_plies):
     truncated = np.zeros(n_games, dtype=np.bool_)
     captures = np.zeros((n_games, 2), dtype=np.int32)  # moves that captured, per player
     never_ending = np.zeros(n_games, dtype=np.int32)
-    branching_sum = np.zeros(max_plies + 1, dtype=np.int64)
-    branching_games = np.zeros(max_plies + 1, dtype=np.int64)
-    start = K.initial_state(rules, first_player)
+    branching_sum = np.zeros(plies_counted, dtype=np.int64)
+    branching_games = np.zeros(plies_counted, dtype=np.int64)
+    start = start_state.copy()
     state = start.copy()
     before = start.copy()
-    scratch = start.copy()
+    child = start.copy()
     ties = np.empty(n, dtype=np.int64)
-    board_scratch = np.empty(2 * n, dtype=start.dtype)
-    saved = np.empty(2 * n, dtype=start.dtype)
+    work = new_work(n)
     for g in range(n_games):
         state[:] = start
-        while state[K.off_status(n)] == K.RUNNING:
-            ply = state[K.off_ply(n)]
-            mover = state[K.off_to_move(n)]
-            branching_sum[ply] += state[K.off_mask(n) : K.off_mask(n) + n].sum()
-            branching_games[ply] += 1
-            never_ending[g] += never_ending_moves(state, rules, board_scratch, saved)
+        while state[off_status(n)] == RUNNING:
+            ply = state[off_ply(n)]
+            mover = state[off_to_move(n)]
+            if ply < branching_sum.shape[0]:
+                branching_sum[ply] += state[off_mask(n) : off_mask(n) + n].sum()
+                branching_games[ply] += 1
+            never_ending[g] += never_ending_moves(state, rules, work)
             if policies[mover] == 1:
-                action = greedy_action(state, rules, rng, scratch, ties)
+                action = greedy_action(state, rules, rng, child, work, ties)
             else:
-                action = K.random_legal_action(state, n, rng)
+                action = random_legal_action(state, n, rng)
             before[:] = state
-            K.apply_move(state, action, rules)
-            cap = K.off_captured(n) + mover
-            if state[cap] > before[cap] and state[K.off_status(n)] == K.RUNNING:
+            play(state, action, rules, work, True)
+            cap = off_captured(n) + mover
+            if state[cap] > before[cap] and state[off_status(n)] == RUNNING:
                 captures[g, mover] += 1
-        winner[g] = state[K.off_winner(n)]
-        plies[g] = state[K.off_ply(n)]
-        captured[g, 0] = state[K.off_captured(n)]
-        captured[g, 1] = state[K.off_captured(n) + 1]
-        truncated[g] = state[K.off_status(n)] == K.TRUNCATED
+        winner[g] = state[off_winner(n)]
+        plies[g] = state[off_ply(n)]
+        captured[g, 0] = state[off_captured(n)]
+        captured[g, 1] = state[off_captured(n) + 1]
+        truncated[g] = state[off_status(n)] == TRUNCATED
     return winner, plies, captured, truncated, captures, never_ending, branching_sum, branching_games
 
 
@@ -197,5 +163,7 @@ def play_games(
         raise ValueError(f"players must be two of {sorted(POLICIES)}, got {players!r}")
     policies = np.array([POLICIES[p] for p in players], dtype=np.int64)
     rng = np.random.default_rng(seed)
-    arrays = _play_games(game.rules, int(n_games), int(first_player), policies, rng, game.max_plies)
+    start = game.initial_state(int(first_player)).array.copy()
+    counted = min(game.max_plies, MAX_PLIES_COUNTED) + 1
+    arrays = _play_games(game.rules, int(n_games), start, policies, rng, counted)
     return GameStatistics(game, tuple(players), int(first_player), *arrays)

@@ -1,0 +1,173 @@
+"""Policy files that are safe to load: weights as tensors (``NAME.pt``, read with
+``torch.load(weights_only=True)``) plus a JSON config (``NAME.json``) that says how to rebuild the
+network — never a pickle, so a file from anywhere cannot run code.
+
+Config keys: ``format`` (``"mancala_envs.policy"``), ``version``, ``algorithm``
+(``"MaskablePPO"``), ``game`` and ``params``, ``observation`` (``"counts"`` or ``"fractions"``),
+``observation_size``, ``num_actions``, ``net_arch``, ``features`` (``{"name": ..., "kwargs": ...}``,
+a name of :data:`training.features.EXTRACTORS`) and, for the reader, ``trained`` (steps,
+command, revision).
+
+sb3-contrib's own ``.zip`` checkpoints are pickles: :func:`load_zip` opens one only when the
+caller says it trusts the file (``policy:path=MODEL.zip,trusted=true``);
+:func:`export_zip` turns a trusted ``.zip`` into the safe pair.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.files import atomic_write
+
+FORMAT, VERSION = "mancala_envs.policy", 1
+
+
+def policy_paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """``(NAME.json, NAME.pt)`` for a path to either file (or their common stem)."""
+    path = Path(path)
+    stem = path.with_suffix("") if path.suffix in (".json", ".pt") else path
+    return stem.with_suffix(".json"), stem.with_suffix(".pt")
+
+
+def build_policy(config: dict[str, Any]) -> Any:
+    """An untrained ``MaskableActorCriticPolicy`` of the architecture ``config`` describes."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from training.features import EXTRACTORS
+
+    features = config["features"]
+    if features["name"] not in EXTRACTORS:
+        raise ValueError(f"unknown features extractor {features['name']!r}; known: {sorted(EXTRACTORS)}")
+    high = np.inf if config["observation"] == "counts" else 1.0
+    obs_space = spaces.Box(0.0, high, (int(config["observation_size"]),), np.float32)
+    return MaskableActorCriticPolicy(
+        obs_space,
+        spaces.Discrete(int(config["num_actions"])),
+        lr_schedule=lambda _: 0.0,
+        net_arch=[int(x) for x in config["net_arch"]],
+        features_extractor_class=EXTRACTORS[features["name"]],
+        features_extractor_kwargs=dict(features.get("kwargs", {})),
+    )
+
+
+def save_policy(policy: Any, path: str | os.PathLike, config: dict[str, Any]) -> tuple[Path, Path]:
+    """Write ``policy``'s weights and ``config`` as the safe pair (each file atomically; the
+    weights first, so a config never names missing weights)."""
+    import io
+
+    import torch
+
+    json_path, pt_path = policy_paths(path)
+    buf = io.BytesIO()
+    torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, buf)
+    atomic_write(pt_path, buf.getvalue())
+    atomic_write(json_path, json.dumps({"format": FORMAT, "version": VERSION, **config}, indent=2) + "\n")
+    return json_path, pt_path
+
+
+def load_policy(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
+    """The policy (on the CPU, in eval mode) and config of a safe pair; ``ValueError`` naming the
+    file for anything missing, damaged or of another format."""
+    import torch
+
+    json_path, pt_path = policy_paths(path)
+    for p in (json_path, pt_path):
+        if not p.is_file():
+            raise ValueError(f"policy file {p} does not exist")
+    try:
+        config = json.loads(json_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{json_path} is not a policy config (not JSON: {e})") from None
+    if not isinstance(config, dict) or config.get("format") != FORMAT or config.get("version") != VERSION:
+        raise ValueError(f"{json_path} is not a {FORMAT} config of version {VERSION}")
+    try:
+        policy = build_policy(config)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{json_path}: bad policy config ({e!r})") from None
+    try:
+        weights = torch.load(pt_path, map_location="cpu", weights_only=True)
+        policy.load_state_dict(weights)
+    except Exception as e:  # torch raises many kinds for a damaged or foreign file
+        raise ValueError(f"{pt_path}: not the weights of this policy ({type(e).__name__}: {e})") from None
+    policy.set_training_mode(False)
+    return policy, config
+
+
+def load_zip(path: str | os.PathLike, trusted: bool) -> Any:
+    """An sb3-contrib ``MaskablePPO`` ``.zip`` — a pickle that can run code — only if ``trusted``."""
+    path = Path(path)
+    if not trusted:
+        raise ValueError(
+            f"{path} is an sb3 .zip checkpoint, a pickle that can run code when loaded: load it only from a "
+            "source you trust, with policy:path=...,trusted=true (or convert it once with "
+            "`python -m agents.policy_files MODEL.zip OUT`)"
+        )
+    if not path.is_file():
+        raise ValueError(f"policy file {path} does not exist")
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except Exception as e:  # a damaged archive raises zipfile, pickle, torch or key errors
+        raise ValueError(f"{path}: not a loadable MaskablePPO checkpoint ({type(e).__name__}: {e})") from None
+
+
+def zip_config(model: Any, game: Any) -> dict[str, Any]:
+    """The safe config of a (trusted, loaded) ``MaskablePPO`` model of ``game``."""
+    from training.features import EXTRACTORS
+
+    kwargs = model.policy_kwargs
+    cls = kwargs.get("features_extractor_class")
+    name = next((k for k, v in EXTRACTORS.items() if v is cls), None)
+    if name is None:
+        raise ValueError(f"the model's features extractor {cls!r} is not one of {sorted(EXTRACTORS)}")
+    return {
+        "algorithm": "MaskablePPO",
+        "game": game.name,
+        "params": dict(game.params),
+        "observation": "counts" if name == "counts" else "fractions",
+        "observation_size": int(model.observation_space.shape[0]),
+        "num_actions": int(model.action_space.n),
+        "net_arch": list(kwargs.get("net_arch", [64, 64])),
+        "features": {"name": name, "kwargs": dict(kwargs.get("features_extractor_kwargs", {}))},
+        "trained": {"steps": int(model.num_timesteps), "from": "sb3 zip"},
+    }
+
+
+def export_zip(zip_path: str | os.PathLike, out: str | os.PathLike, game: Any) -> tuple[Path, Path]:
+    """Convert a trusted ``.zip`` into the safe pair ``OUT.json`` / ``OUT.pt``."""
+    model = load_zip(zip_path, trusted=True)
+    return save_policy(model.policy, out, zip_config(model, game))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.policy_files MODEL.zip OUT [--game G] [--holes-per-row N]``."""
+    import argparse
+
+    from mancala_envs import GAMES, get_game
+
+    p = argparse.ArgumentParser(
+        prog="python -m agents.policy_files",
+        description="Convert a trusted MaskablePPO .zip into OUT.json + OUT.pt.",
+    )
+    p.add_argument("zip")
+    p.add_argument("out")
+    p.add_argument("--game", choices=GAMES, required=True)
+    p.add_argument("--holes-per-row", type=int, default=None)
+    args = p.parse_args(argv)
+    game = get_game(
+        args.game, **({} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row})
+    )
+    for f in export_zip(args.zip, args.out, game):
+        print(f"wrote {f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

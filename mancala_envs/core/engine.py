@@ -1,0 +1,288 @@
+"""The engine: one entry point for a move, :func:`play` — the rules, the end of the turn and the
+settling of the position (SE9/SQ6/ED4, TR1) — and the legal mask built from the same predicate.
+
+Every path that moves a piece calls :func:`play` (or :func:`play_in_context`, the same move with
+the position's legality context already read): ``Game.apply``, the batches, the random players,
+the statistics, the vector env and the searches. Legality of one hole is
+:func:`hole_legal`, shared by :func:`compute_legal_mask` and :func:`play_random`.
+
+``with_mask``: after the move the next player's legal mask is computed (the packed state is then
+complete) or, with False, only what decides the end without it: an empty row ends the game
+(SE9/SQ6/ED4: no legal move), ``max_plies`` settles it fully (TR1). The mask slots are then zero
+and the player to move may still turn out to have no legal move (a relay game where every relay
+never ends): :func:`play_random` finds that and ends the game, as :func:`settle` would have.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mancala_envs.core.layout import (
+    DONE,
+    DRAW,
+    NO_ACTION,
+    NO_WINNER,
+    RUNNING,
+    TRUNCATED,
+    off_captured,
+    off_last_action,
+    off_mask,
+    off_pending,
+    off_ply,
+    off_status,
+    off_to_move,
+    off_winner,
+    row_sum,
+    state_length,
+    work_length,
+)
+from mancala_envs.core.relay import CTX_OPENING, relay_context, relay_hole_legal, relay_resolve
+from mancala_envs.core.songo import CTX_LONE_SEED, play_songo, songo_context, songo_hole_legal
+from mancala_envs.rulesets import (
+    R_END_TO_LAST_MOVER,
+    R_HOLES,
+    R_MAX_PLIES,
+    R_OPENING_HOLE,
+    R_RESULT,
+    R_SEEDS_PER_HOLE,
+    R_SOWING,
+    RESULT_BY_CAPTURES,
+    SOW_RELAY,
+)
+
+
+@njit(cache=True)
+def new_work(n):
+    """Scratch for :func:`play` and the mask (callers in hot loops allocate it once)."""
+    return np.empty(work_length(n), dtype=np.int32)
+
+
+@njit(cache=True)
+def legality_context(state, rules, work):
+    """What governs the choice of the player to move (SE7/SE8, SQ4), read once per position."""
+    n = rules[R_HOLES]
+    mover = state[off_to_move(n)]
+    board = state[: 2 * n]
+    if rules[R_SOWING] == SOW_RELAY:
+        return relay_context(board, n, mover, state[off_pending(n) + mover], rules, work)
+    return songo_context(board, n, mover, rules, work)
+
+
+@njit(cache=True)
+def forced_action(ctx, rules):
+    """The one legal move a context imposes (SE8: hole 0; SQ4: the opening hole), or -1."""
+    if rules[R_SOWING] == SOW_RELAY:
+        return rules[R_OPENING_HOLE] if ctx == CTX_OPENING else -1
+    return 0 if ctx == CTX_LONE_SEED else -1
+
+
+@njit(cache=True)
+def hole_legal(state, action, ctx, rules, work):
+    """The legality of local hole ``action`` for the player to move (SE6–SE8 / SQ4–SQ5, ED3)."""
+    n = rules[R_HOLES]
+    mover = state[off_to_move(n)]
+    board = state[: 2 * n]
+    if rules[R_SOWING] == SOW_RELAY:
+        return relay_hole_legal(board, n, mover, action, ctx, rules, work)
+    return songo_hole_legal(board, n, mover, action, ctx, rules, work)
+
+
+@njit(cache=True)
+def compute_legal_mask(state, rules, work):
+    """Write the legal mask of the player to move into the state (TR2: all zero once over)."""
+    n = rules[R_HOLES]
+    mask = state[off_mask(n) : off_mask(n) + n]
+    if state[off_status(n)] != RUNNING:
+        mask[:] = 0
+        return
+    ctx = legality_context(state, rules, work)
+    for a in range(n):
+        mask[a] = hole_legal(state, a, ctx, rules, work)
+
+
+@njit(cache=True)
+def finish_game(state, rules, last_mover):
+    """SE9 / SQ6 / ED4 with SE10 / ED5: the player to move has no legal move, the game ends.
+
+    SE9/ED4: the board goes to the last mover; SE10/ED5: more captured seeds wins, equal draws.
+    SQ6: the player to move with an empty row loses to the last mover; with seeds (all his
+    moves never end) the game is a draw."""
+    n = rules[R_HOLES]
+    board = state[: 2 * n]
+    cap = off_captured(n)
+    if rules[R_END_TO_LAST_MOVER]:
+        state[cap + last_mover] += row_sum(board, n, 0) + row_sum(board, n, 1)
+        board[:] = 0
+    if rules[R_RESULT] == RESULT_BY_CAPTURES:
+        if state[cap] > state[cap + 1]:
+            winner = 0
+        elif state[cap] < state[cap + 1]:
+            winner = 1
+        else:
+            winner = DRAW
+    elif row_sum(board, n, 1 - last_mover) == 0:
+        winner = last_mover
+    else:
+        winner = DRAW
+    state[off_status(n)] = DONE
+    state[off_winner(n)] = winner
+    state[off_mask(n) : off_mask(n) + n] = 0
+
+
+@njit(cache=True)
+def settle(state, rules, work, with_mask):
+    """After a move (or on a constructed position): compute the mover's legal mask and end the
+    game (SE9/SQ6/ED4) if it is empty, or truncate it at ``max_plies`` (TR1). Without
+    ``with_mask`` (module docstring) only an empty row ends the game before ``max_plies``."""
+    n = rules[R_HOLES]
+    if state[off_status(n)] != RUNNING:
+        state[off_mask(n) : off_mask(n) + n] = 0
+        return
+    mover = state[off_to_move(n)]
+    if with_mask or state[off_ply(n)] >= rules[R_MAX_PLIES]:
+        compute_legal_mask(state, rules, work)
+        mask = state[off_mask(n) : off_mask(n) + n]
+        if mask.sum() == 0:
+            finish_game(state, rules, 1 - mover)
+        elif state[off_ply(n)] >= rules[R_MAX_PLIES]:
+            state[off_status(n)] = TRUNCATED
+            mask[:] = 0
+        return
+    state[off_mask(n) : off_mask(n) + n] = 0
+    if row_sum(state, n, mover) == 0:
+        finish_game(state, rules, 1 - mover)
+
+
+@njit(cache=True)
+def end_turn(state, n, mover, action):
+    """Bookkeeping after a move's seeds are resolved: SQ4's pending flag, the last action, the turn
+    passes, one more ply."""
+    state[off_pending(n) + mover] = 0  # SQ4: the first move is made
+    state[off_last_action(n)] = action
+    state[off_to_move(n)] = 1 - mover
+    state[off_ply(n)] += 1
+
+
+@njit(cache=True)
+def play_in_context(state, action, ctx, rules, work, with_mask):
+    """:func:`play` with the position's :func:`legality_context` already read."""
+    n = rules[R_HOLES]
+    if action < 0 or action >= n or not hole_legal(state, action, ctx, rules, work):
+        return False
+    mover = state[off_to_move(n)]
+    board = state[: 2 * n]
+    captured = state[off_captured(n) : off_captured(n) + 2]
+    if rules[R_SOWING] == SOW_RELAY:
+        relay_resolve(board, captured, n, mover, rules, work)
+    else:
+        play_songo(board, captured, n, mover, action, rules)
+    end_turn(state, n, mover, action)
+    settle(state, rules, work, with_mask)
+    return True
+
+
+@njit(cache=True)
+def play(state, action, rules, work, with_mask):
+    """THE move: if local hole ``action`` is legal for the player to move, resolve it (sowing,
+    capture), end the turn and settle the position, in place, and return True; otherwise return
+    False and leave ``state`` untouched. ``work``: :func:`new_work` scratch."""
+    n = rules[R_HOLES]
+    if state[off_status(n)] != RUNNING:
+        return False
+    return play_in_context(state, action, legality_context(state, rules, work), rules, work, with_mask)
+
+
+@njit(cache=True)
+def play_random(state, rules, rng, work, candidates, with_mask):
+    """Play a uniformly random legal move of the player to move with :func:`play_in_context` and
+    return it; if he has none, end the game (SE9/SQ6/ED4) and return -1. No mask is needed: a
+    forced move is played at once, otherwise the non-empty holes are tried in a uniformly random
+    order and the first legal one is played — uniform over the legal moves. ``candidates``: int64
+    scratch of n."""
+    n = rules[R_HOLES]
+    mover = state[off_to_move(n)]
+    ctx = legality_context(state, rules, work)
+    forced = forced_action(ctx, rules)
+    if forced >= 0 and play_in_context(state, forced, ctx, rules, work, with_mask):
+        return forced
+    k = 0
+    for a in range(n):
+        if state[mover * n + a] > 0:
+            candidates[k] = a
+            k += 1
+    while k > 0:
+        j = rng.integers(0, k)
+        a = candidates[j]
+        candidates[j] = candidates[k - 1]
+        k -= 1
+        if play_in_context(state, a, ctx, rules, work, with_mask):
+            return a
+    finish_game(state, rules, 1 - mover)
+    return -1
+
+
+@njit(cache=True)
+def initial_state(rules, first_player):
+    """The starting position (each hole ``seeds_per_hole``), ``first_player`` to move."""
+    n = rules[R_HOLES]
+    state = np.zeros(state_length(n), dtype=np.int32)
+    state[: 2 * n] = rules[R_SEEDS_PER_HOLE]
+    state[off_to_move(n)] = first_player
+    state[off_winner(n)] = NO_WINNER
+    state[off_last_action(n)] = NO_ACTION
+    if rules[R_OPENING_HOLE] >= 0:
+        state[off_pending(n)] = 1
+        state[off_pending(n) + 1] = 1
+    settle(state, rules, new_work(n), True)
+    return state
+
+
+@njit(cache=True)
+def outcome_for(winner, seat):
+    """The one result -> score helper: +1 if ``seat`` won, -1 if it lost, 0 for a draw or no
+    winner (a running or truncated game). Score = (outcome + 1) / 2, reward = outcome."""
+    if winner == seat:
+        return 1
+    if winner == 1 - seat:
+        return -1
+    return 0
+
+
+@njit(cache=True)
+def apply_into(old, action, rules, new, mask):
+    """The single-position entry point of ``Game.apply``: if in-range ``action`` is legal in
+    ``old`` (its mask), write the next position into ``new`` and its legal mask into ``mask``
+    (int8) and return True; otherwise touch nothing and return False."""
+    n = rules[R_HOLES]
+    if old[off_mask(n) + action] != 1:
+        return False
+    new[:] = old
+    if not play(new, action, rules, new_work(n), True):
+        new[:] = old
+        return False
+    mask[:] = new[off_mask(n) : off_mask(n) + n]
+    return True
+
+
+@njit(cache=True)
+def push_move(stack, depth, action, rules):
+    """The cursor's move: ``stack[depth + 1]`` becomes ``stack[depth]`` after ``action``. Returns
+    the new position's legal mask as bits (bit a = hole a; 0 once the game is over), or -1 when
+    ``action`` is illegal (the stack is then unchanged)."""
+    n = rules[R_HOLES]
+    child = stack[depth + 1]
+    child[:] = stack[depth]
+    if not play(child, action, rules, new_work(n), True):
+        return -1
+    return mask_bits(child, n)
+
+
+@njit(cache=True, inline="always")
+def mask_bits(state, n):
+    """The legal mask of a packed state as an integer, bit ``a`` for hole ``a``."""
+    bits = 0
+    for a in range(n):
+        if state[off_mask(n) + a]:
+            bits |= 1 << a
+    return bits

@@ -1,0 +1,74 @@
+"""What the three kinds of environment share: agent names, game resolution, spaces, the start
+state of an episode (``reset(options={"state": ...})``) and the opponent adapter."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from mancala_envs.game import Game, get_game
+from mancala_envs.state import State
+
+AGENTS = ("player_0", "player_1")
+
+
+def resolve_game(game: str | Game, params: Mapping[str, Any], min_plies: int = 2) -> Game:
+    """The :class:`Game` named ``game`` built with ``params``, or ``game`` itself (then no params).
+    A game with an opponent needs ``max_plies >= 2`` (each side moves once)."""
+    if isinstance(game, Game):
+        if params:
+            raise ValueError(f"game parameters {sorted(params)} apply to a game name, not to a Game object")
+        result = game
+    elif isinstance(game, str):
+        result = get_game(game, **params)
+    else:
+        raise ValueError(f"game must be a game name or a mancala_envs.Game, got {game!r}")
+    if result.max_plies < min_plies:
+        raise ValueError(f"max_plies must be at least {min_plies} here, got {result.max_plies}")
+    return result
+
+
+def make_spaces(game: Game) -> tuple[spaces.Box, spaces.Dict, spaces.Discrete]:
+    """The flat observation space, the dict observation space and the action space of ``game``."""
+    flat = spaces.Box(0.0, 1.0, (game.observation_size,), np.float32)
+    mask = spaces.Box(0, 1, (game.num_actions,), np.int8)
+    return flat, spaces.Dict({"observation": flat, "action_mask": mask}), spaces.Discrete(game.num_actions)
+
+
+def as_state(game: Game, value: object) -> State:
+    """A running :class:`State` of ``game`` from a State or its ``to_dict()`` form."""
+    if isinstance(value, Mapping):
+        state = game.state_from_dict(value)
+    elif isinstance(value, State):
+        state = game._check_state(value)
+    else:
+        raise ValueError(f"a start state is a State or a State.to_dict() dict, got {type(value).__name__}")
+    if state.is_over:
+        raise ValueError(f"cannot start an episode from a finished position: {state!r}")
+    return state
+
+
+def start_state(game: Game, options: Mapping[str, Any] | None, first_player: int) -> State:
+    """The first position of an episode: ``options["state"]`` if given, else the start."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options or ()) - {"state"})
+    if unknown:
+        warnings.warn(f"reset options {unknown} ignored: the only option is 'state'", stacklevel=3)
+    if options and options.get("state") is not None:
+        return as_state(game, options["state"])
+    return game.initial_state(first_player)
+
+
+def opponent_agent(opponent: object, seed: int, batched_callable: bool = False) -> Any:
+    """The opponent as an agent of the one protocol (``act``/``act_batch``, ``agents/base.py``):
+    a spec string is built with ``agents.make_agent``, an agent is kept, a callable is wrapped
+    (``f(observation_dict)`` for the single-agent env, ``f(observations, masks)`` for the vector
+    env). The envs, the arena, the evaluation and the training pool all use this adapter."""
+    from agents.registry import as_agent  # the agents live outside the core; resolved on use
+
+    return as_agent(opponent, seed=seed, batched_callable=batched_callable)

@@ -1,0 +1,149 @@
+"""The compiled stepping behind the vector envs (:mod:`mancala_envs.envs.vector` for SB3 and
+:mod:`mancala_envs.envs.gym_vector` for Gymnasium): every game in one packed ``int32`` array,
+advanced by one kernel call per step — the learner's moves, the random opponent's replies,
+episode ends, automatic resets and the observation, mask, reward and done buffers.
+
+Every move is the engine's :func:`~mancala_envs.core.engine.play`; the random opponent is the
+engine's :func:`~mancala_envs.core.engine.play_random`, so the games follow exactly the rules of
+:class:`~mancala_envs.envs.single.SingleAgentEnv`. With that opponent the learner's move skips
+the opponent's legal mask (``with_mask=False``): the random player needs none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mancala_envs.core.batch import view_into
+from mancala_envs.core.engine import new_work, outcome_for, play, play_random
+from mancala_envs.core.layout import (
+    RUNNING,
+    TRUNCATED,
+    off_captured,
+    off_mask,
+    off_ply,
+    off_status,
+    off_to_move,
+    off_winner,
+)
+from mancala_envs.rulesets import R_HOLES
+
+# Per-game status after a kernel call.
+READY, NEED_OPPONENT = 0, 1
+# Kernel modes.
+MODE_LEARNER, MODE_OPPONENT, MODE_RESET, MODE_RESUME = 0, 1, 2, 3
+# Columns of the episode-end record.
+END_TRUNCATED, END_WINNER, END_OWN, END_OPP, END_PLY, END_SEAT, END_ILLEGAL = range(7)
+END_COLUMNS = 7
+
+
+@njit(cache=True)
+def record_end(i, state, seat, reward, illegal, rules, scale, rewards, dones, term_obs, ends):
+    """Write the end of game ``i``'s episode: reward, done, terminal observation and record."""
+    n = rules[R_HOLES]
+    view_into(state, seat, rules, scale, term_obs[i])
+    rewards[i] = reward
+    dones[i] = True
+    ends[i, END_TRUNCATED] = state[off_status(n)] == TRUNCATED
+    ends[i, END_WINNER] = 1 - seat if illegal else state[off_winner(n)]
+    ends[i, END_OWN] = state[off_captured(n) + seat]
+    ends[i, END_OPP] = state[off_captured(n) + 1 - seat]
+    ends[i, END_PLY] = state[off_ply(n)]
+    ends[i, END_SEAT] = seat
+    ends[i, END_ILLEGAL] = illegal
+
+
+@njit(cache=True, inline="always")
+def new_episode(state, seats, i, starts, rng):
+    """Game ``i`` starts a new episode: a start position (a random row of ``starts`` when there
+    are several) and a random learner seat."""
+    k = 0 if starts.shape[0] == 1 else rng.integers(0, starts.shape[0])
+    state[:] = starts[k]
+    seats[i] = rng.integers(0, 2)
+
+
+@njit(cache=True)
+def first_bad_action(states, actions, selected, rules, allow_illegal):
+    """(row, kind) of the first selected action out of range (kind 1) or illegal (kind 2, unless
+    ``allow_illegal``); (-1, 0) when all are acceptable."""
+    n = rules[R_HOLES]
+    for i in range(states.shape[0]):
+        if selected[i]:
+            a = actions[i]
+            if a < 0 or a >= n:
+                return i, 1
+            if not allow_illegal and states[i, off_mask(n) + a] != 1:
+                return i, 2
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def run_block(
+    mode,
+    selected,
+    rng,
+    random_opponent,
+    states,
+    actions,
+    seats,
+    starts,
+    rules,
+    scale,
+    obs,
+    masks,
+    rewards,
+    dones,
+    term_obs,
+    ends,
+    status,
+):
+    """The one kernel behind the vector envs, over a block of games (all of them, or one
+    thread's share). For every selected game, by ``mode``: LEARNER: the learner's action (an
+    illegal one, checked beforehand by :func:`first_bad_action`, ends the episode with -1),
+    OPPONENT: the opponent's action, RESET: a new episode, RESUME: nothing (positions set from
+    outside). Then the game runs on until the
+    learner is to move: finished episodes are recorded and restarted, random opponent moves are
+    played; an agent opponent's turn stops it (status NEED_OPPONENT). Returns the number of games
+    waiting for it. A new episode starts from a row of ``starts`` (drawn uniformly when it has
+    more than one: an opening suite) with a uniformly drawn learner seat."""
+    n = rules[R_HOLES]
+    work = new_work(n)
+    candidates = np.empty(n, dtype=np.int64)
+    waiting = 0
+    for i in range(states.shape[0]):
+        if not selected[i]:
+            continue
+        state = states[i]
+        if mode != MODE_OPPONENT:
+            rewards[i] = 0.0
+            dones[i] = False
+        if mode == MODE_RESET:
+            new_episode(state, seats, i, starts, rng)
+        elif mode == MODE_OPPONENT:
+            play(state, actions[i], rules, work, True)
+        elif mode == MODE_RESUME:
+            pass
+        elif state[off_mask(n) + actions[i]] == 1:
+            play(state, actions[i], rules, work, not random_opponent)
+        else:  # illegal_action="terminate": the learner loses, a new game starts
+            record_end(i, state, seats[i], -1.0, True, rules, scale, rewards, dones, term_obs, ends)
+            new_episode(state, seats, i, starts, rng)
+        status[i] = READY
+        while True:
+            seat = seats[i]
+            if state[off_status(n)] != RUNNING:
+                reward = float(outcome_for(state[off_winner(n)], seat))
+                record_end(i, state, seat, reward, False, rules, scale, rewards, dones, term_obs, ends)
+                new_episode(state, seats, i, starts, rng)
+            elif state[off_to_move(n)] == seat:
+                view_into(state, seat, rules, scale, obs[i])
+                for a in range(n):
+                    masks[i, a] = state[off_mask(n) + a]
+                break
+            elif random_opponent:
+                play_random(state, rules, rng, work, candidates, True)
+            else:
+                status[i] = NEED_OPPONENT
+                waiting += 1
+                break
+    return waiting

@@ -1,0 +1,137 @@
+"""What the training scripts share: a dataclass of arguments read from the command line and a
+TOML file, the run folder (config, command, git revision, sessions of logs), the device, and
+safe resuming.
+
+Each script stays one readable file in the CleanRL manner; this module holds only plumbing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import shlex
+import subprocess
+import tomllib
+import types
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from agents.files import atomic_write, read_json
+
+
+def build_parser(args_class: type, prog: str, description: str) -> argparse.ArgumentParser:
+    """One ``--field-name`` flag per dataclass field; unset flags stay absent (defaults are
+    resolved later, so that a TOML file can sit between the dataclass and the command line)."""
+    p = argparse.ArgumentParser(prog=prog, description=description, argument_default=argparse.SUPPRESS)
+    hints = get_type_hints(args_class)
+    for f in fields(args_class):
+        kind, flag = hints[f.name], "--" + f.name.replace("_", "-")
+        default = f.default_factory() if callable(f.default_factory) else f.default
+        shown = (
+            "none"
+            if default is None
+            else (" ".join(map(str, default)) if isinstance(default, list) else default)
+        )
+        text = f"{f.metadata.get('help', '')} (default: {shown})"
+        choices = f.metadata.get("choices")
+        if get_origin(kind) in (Union, types.UnionType):  # X | None
+            kind = next(a for a in get_args(kind) if a is not type(None))
+        if kind is bool:
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, help=text)
+        elif get_origin(kind) is list:
+            p.add_argument(flag, nargs="+", type=get_args(kind)[0], metavar="X", help=text)
+        else:
+            p.add_argument(
+                flag, type=kind, choices=choices, metavar=None if choices else f.name.upper(), help=text
+            )
+    return p
+
+
+def load_toml_defaults(path: str | Path, section: str, args_class: type) -> dict[str, Any]:
+    """``[defaults]`` then ``[<section>]`` of a TOML file, checked against the dataclass fields."""
+    try:
+        with open(path, "rb") as fh:
+            table = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ValueError(f"config file {str(path)!r} does not exist") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"config file {path} is not valid TOML: {e}") from None
+    merged = {**table.get("defaults", {}), **table.get(section, {})}
+    known = {f.name for f in fields(args_class)}
+    unknown = sorted(set(merged) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown keys {unknown}; known: {sorted(known)}")
+    return merged
+
+
+def resume_config(run: Path, given: dict[str, Any], resumable: tuple[str, ...]) -> dict[str, Any]:
+    """The saved ``config.json`` of ``run`` with the few flags a resume may change."""
+    if not (run / "config.json").is_file():
+        raise ValueError(f"--resume {run}: no config.json there (not a run folder)")
+    extra = sorted(set(given) - {"resume", *resumable})
+    if extra:
+        raise ValueError(
+            f"--resume takes the run's own config; only {list(resumable)} may be given, not {extra}"
+        )
+    saved = read_json(run / "config.json")
+    if not isinstance(saved, dict):
+        raise ValueError(f"{run / 'config.json'} is not a run configuration")
+    return {**saved, **given, "out": str(run)}
+
+
+def git_revision() -> str:
+    """The project's git commit (``+dirty`` with uncommitted changes), or ``unknown``. Read-only:
+    ``GIT_OPTIONAL_LOCKS=0`` keeps ``git status`` from touching the index."""
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        run = functools.partial(subprocess.run, cwd=root, capture_output=True, text=True, timeout=10, env=env)
+        rev = run(["git", "rev-parse", "HEAD"])
+        if rev.returncode != 0:
+            return "unknown"
+        dirty = run(["git", "status", "--porcelain", "--untracked-files=no"])
+        return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def default_run_folder(base: str) -> Path:
+    """``base``, or ``base-2``, ``base-3``... when that one already holds a run."""
+    k = 1
+    while (Path(base if k == 1 else f"{base}-{k}") / "config.json").exists():
+        k += 1
+    return Path(base if k == 1 else f"{base}-{k}")
+
+
+def record_run(run: Path, config: dict[str, Any], module: str, argv: list[str]) -> str:
+    """Write ``config.json``, append the command to ``command.txt``, write ``git_revision.txt``;
+    returns the command line."""
+    atomic_write(run / "config.json", json.dumps(config, indent=2) + "\n")
+    command = shlex.join(["python", "-m", module, *argv])
+    with open(run / "command.txt", "a", encoding="utf-8") as fh:
+        fh.write(command + "\n")
+    atomic_write(run / "git_revision.txt", git_revision() + "\n")
+    return command
+
+
+def next_session(run: Path) -> Path:
+    """``run/logs/session<k>``, a fresh folder for this session's logs."""
+    logs = run / "logs"
+    k = len(list(logs.glob("session*"))) if logs.exists() else 0
+    return logs / f"session{k}"
+
+
+def resolve_device(requested: str) -> str:
+    """``auto`` -> ``cuda`` when a GPU is there, else ``cpu``; ``cuda`` without one is an error."""
+    import torch
+
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"--device {requested}: no CUDA device is available here (use --device cpu or auto)")
+    if requested not in ("cpu",) and not requested.startswith("cuda"):
+        raise ValueError(f"--device must be auto, cpu or cuda[:N], got {requested!r}")
+    return requested
