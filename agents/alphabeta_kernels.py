@@ -30,9 +30,11 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.engine import new_work, play
+from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
     DONE,
     RUNNING,
+    copy_row,
     off_captured,
     off_mask,
     off_pending,
@@ -56,7 +58,7 @@ CTX_NODES, CTX_MAX_NODES, CTX_ABORTED, CTX_GENERATION = 0, 1, 2, 3
 W_CAPTURED, W_ROW, W_HOLES, W_EXTEND = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@kernel
 def evaluate(state, n, player, weights):
     """Static value of a running position for ``player``: weighted differences (player minus
     opponent) of captured seeds, seeds on the rows and non-empty holes."""
@@ -71,7 +73,7 @@ def evaluate(state, n, player, weights):
     return weights[W_CAPTURED] * captured + weights[W_ROW] * rows + weights[W_HOLES] * holes
 
 
-@njit(cache=True)
+@kernel
 def node_value(state, n, left, weights):
     """Value for the player to move of a finished position (won/lost/drawn, truncated = 0) or,
     for a running one, its static value."""
@@ -89,7 +91,7 @@ def node_value(state, n, left, weights):
     return -WIN - left
 
 
-@njit(cache=True)
+@kernel
 def child_extension(state, n, moves, ext, weights):
     """The ``ext`` (``2 * forced + low``) the children of this node are searched with, and whether
     the node is extended (their ``left`` is the node's own); see the module docstring."""
@@ -106,7 +108,7 @@ def plies_below(left, ext):
     return left + (MAX_EXTENSION - (ext >> 1)) + (1 - (ext & 1))
 
 
-@njit(cache=True)
+@kernel
 def position_hash(state, n):
     """64-bit FNV-1a hash of board, captured, player to move and the opening flags (wrapping int64)."""
     h = np.int64(-3750763034362895579)
@@ -118,7 +120,7 @@ def position_hash(state, n):
     return h
 
 
-@njit(cache=True)
+@kernel
 def tt_probe(key, left, ext, tt_key, tt_info, generation):
     """(best move, usable flag) of the table entry for ``key``: the move is -1 without an entry of
     this search; the flag is -1 unless the entry was searched with the same ``left`` and ``ext``.
@@ -132,7 +134,7 @@ def tt_probe(key, left, ext, tt_key, tt_info, generation):
     return info & 15, -1
 
 
-@njit(cache=True)
+@kernel
 def tt_store(key, left, ext, value, flag, move, tt_key, tt_val, tt_info, generation):
     slot = key & (tt_key.shape[0] - 1)
     tt_key[slot] = key
@@ -140,7 +142,7 @@ def tt_store(key, left, ext, value, flag, move, tt_key, tt_val, tt_info, generat
     tt_info[slot] = (generation << 24) | (ext << 16) | (left << 8) | (flag << 4) | move
 
 
-@njit(cache=True)
+@kernel
 def expand(state, left, tt_move, rules, weights, kids, scores, order, work, ctx):
     """Apply every legal move of ``state`` into ``kids`` (row = action), score each child by its
     static value for the mover at ``left - 1`` plies left, and write the actions into ``order``:
@@ -150,7 +152,7 @@ def expand(state, left, tt_move, rules, weights, kids, scores, order, work, ctx)
     count = 0
     for a in range(n):
         if state[off_mask(n) + a]:
-            kids[a, :] = state
+            copy_row(kids[a], state)
             play(kids[a], a, rules, work, True)
             ctx[CTX_NODES] += 1
             v = node_value(kids[a], n, left - 1, weights)
@@ -281,10 +283,10 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
         )
 
 
-@njit(cache=True)
+@kernel
 def descend(p, a, stack, kids, left_at, ext_at, child_left, child_ext, lo, hi, n):
     """Open frame ``p + 1`` on child ``a`` of frame ``p``; returns ``p + 1``."""
-    stack[p + 1, :] = kids[p, a]
+    copy_row(stack[p + 1], kids[p, a])
     left_at[p + 1] = child_left[p]
     ext_at[p + 1] = child_ext[p]
     if kids[p, a, off_to_move(n)] == stack[p, off_to_move(n)]:
@@ -294,7 +296,7 @@ def descend(p, a, stack, kids, left_at, ext_at, child_left, child_ext, lo, hi, n
     return p + 1
 
 
-@njit(cache=True)
+@kernel
 def finish_node(p, keys, lo0, hi, best, best_move, safe, left_at, ext_at, tt_key, tt_val, tt_info, gen):
     """Store frame ``p``'s result in the table (exact, lower or upper bound) when it is safe to
     reuse; returns its value."""

@@ -11,8 +11,10 @@ from numba import njit
 from agents.base import Agent, require_running
 from mancala_envs import Game, State
 from mancala_envs.core.engine import new_work, play
+from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import (
     DONE,
+    copy_row,
     off_captured,
     off_mask,
     off_status,
@@ -23,7 +25,7 @@ from mancala_envs.core.layout import (
 from mancala_envs.rulesets import R_HOLES, R_RESULT, RESULT_BY_SURVIVAL
 
 
-@njit(cache=True)
+@kernel
 def move_gain(before, after, n, player, rules):
     """What ``player``'s move from ``before`` to ``after`` gained in the game's own terms: captured
     seeds (SE10/ED5 games, the end-of-game board included), or, in a survival game (SQ6) where
@@ -34,7 +36,7 @@ def move_gain(before, after, n, player, rules):
     return after[cap] - before[cap]
 
 
-@njit(cache=True)
+@kernel
 def greedy_action(state, rules, rng, child, work, ties):
     """One ply: a move that wins at once if there is one, else the largest :func:`move_gain`;
     ties at random. ``child``: a state-sized buffer; ``work``: engine scratch; ``ties``: int64 (n)."""
@@ -46,7 +48,7 @@ def greedy_action(state, rules, rng, child, work, ties):
     for a in range(n):
         if state[off_mask(n) + a] == 0:
             continue
-        child[:] = state
+        copy_row(child, state)
         play(child, a, rules, work, True)
         won = 1 if child[off_status(n)] == DONE and child[off_winner(n)] == me else 0
         gain = move_gain(state, child, n, me, rules)
@@ -57,7 +59,7 @@ def greedy_action(state, rules, rng, child, work, ties):
             count += 1
     if count == 0:
         return -1
-    return ties[rng.integers(0, count)]
+    return ties[random_below(rng, count)]
 
 
 @njit(cache=True)

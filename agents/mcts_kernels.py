@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.engine import new_work, outcome_for, play, play_random
+from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import (
     DONE,
     NO_WINNER,
@@ -26,7 +27,7 @@ from mancala_envs.core.layout import (
 from mancala_envs.rulesets import R_HOLES, R_RESULT, R_SEEDS_PER_HOLE, RESULT_BY_CAPTURES
 
 
-@njit(cache=True)
+@kernel
 def decided_winner(state, rules):
     """SE10/ED5 decided early: in a game won on captures, a player who holds more than half the
     seeds has won whatever follows (captured counts never decrease); NO_WINNER otherwise."""
@@ -41,7 +42,7 @@ def decided_winner(state, rules):
     return NO_WINNER
 
 
-@njit(cache=True)
+@kernel
 def rollout(state, rules, rng, work, candidates):
     """Play uniformly random moves on ``state`` (in place) until the result is known; returns the
     winner (0, 1), or -1 for a draw and NO_WINNER for a truncated game."""
@@ -50,7 +51,7 @@ def rollout(state, rules, rng, work, candidates):
         decided = decided_winner(state, rules)
         if decided >= 0:
             return decided
-        play_random(state, rules, rng, work, candidates, False)
+        play_random(state, rules, rng.random(), work, candidates, False)
     return state[off_winner(n)] if state[off_status(n)] == DONE else NO_WINNER
 
 
@@ -78,7 +79,7 @@ def mcts_run(sims, c, rules, rng, states, children, visits, value, mover, n_node
                 if states[node, off_mask(n) + a] and children[node, a] < 0:
                     untried += 1
             if untried > 0 and n_nodes < capacity:
-                r = rng.integers(0, untried)
+                r = random_below(rng, untried)
                 pick = -1
                 for a in range(n):
                     if states[node, off_mask(n) + a] and children[node, a] < 0:

@@ -20,6 +20,7 @@ from agents.greedy import greedy_action
 from mancala_envs import Game
 from mancala_envs.core.batch import random_legal_action
 from mancala_envs.core.engine import new_work, play
+from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
     RUNNING,
     TRUNCATED,
@@ -38,7 +39,7 @@ POLICIES = {"random": 0, "greedy": 1}
 MAX_PLIES_COUNTED = 100_000  # branching statistics are kept for the plies below this
 
 
-@njit(cache=True)
+@kernel
 def never_ending_moves(state, rules, work):
     """How many of the mover's non-empty holes start a relay that never ends (SQ5/ED3)."""
     n = rules[R_HOLES]
@@ -48,7 +49,7 @@ def never_ending_moves(state, rules, work):
     count = 0
     for a in range(n):
         hole = mover * n + a
-        if state[hole] > 0 and simulate_relay(state[: 2 * n], n, hole, rules, work) == NEVER_ENDS:
+        if state[hole] > 0 and simulate_relay(state, n, hole, rules, work) == NEVER_ENDS:
             count += 1
     return count
 

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.engine import new_work, play
+from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import off_captured, off_mask, off_pending
 from mancala_envs.rulesets import R_HOLES, R_OPENING_HOLE
 
@@ -28,14 +29,14 @@ def step_batch(states, actions, rules):
     return -1
 
 
-@njit(cache=True, inline="always")
+@kernel
 def random_legal_action(state, n, rng):
     """A uniformly random action of the state's legal mask (-1 when it is empty)."""
     mask = state[off_mask(n) : off_mask(n) + n]
     k = mask.sum()
     if k == 0:
         return -1
-    r = rng.integers(0, k)
+    r = random_below(rng, k)
     for a in range(n):
         if mask[a]:
             if r == 0:
@@ -54,7 +55,7 @@ def random_actions(states, rules, rng):
     return out
 
 
-@njit(cache=True)
+@kernel
 def view_into(state, player, rules, scale, out):
     """``player``'s view of ``state`` into ``out``: seed counts times ``scale`` (module docstring)."""
     n = rules[R_HOLES]
@@ -70,7 +71,7 @@ def view_into(state, player, rules, scale, out):
         out[size + 3] = state[off_pending(n) + 1 - player]
 
 
-@njit(cache=True)
+@kernel
 def view_batch(states, players, rules, scale, out):
     """:func:`view_into` for every row: ``out[i]`` is ``players[i]``'s view of ``states[i]``."""
     for i in range(states.shape[0]):

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.engine import compute_legal_mask, new_work
+from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
     DONE,
     DRAW,
@@ -58,7 +59,7 @@ PROBLEMS = {
 }
 
 
-@njit(cache=True)
+@kernel
 def check_ranges(state, rules):
     """The O(n) checks (module docstring); 0 or a problem code."""
     n = rules[R_HOLES]

@@ -8,9 +8,11 @@ the statistics, the vector env and the searches. Legality of one hole is
 
 ``with_mask``: after the move the next player's legal mask is computed (the packed state is then
 complete) or, with False, only what decides the end without it: an empty row ends the game
-(SE9/SQ6/ED4: no legal move), ``max_plies`` settles it fully (TR1). The mask slots are then zero
-and the player to move may still turn out to have no legal move (a relay game where every relay
-never ends): :func:`play_random` finds that and ends the game, as :func:`settle` would have.
+(SE9/SQ6/ED4: no legal move), ``max_plies`` settles it fully (TR1). The mask slots are then stale
+(kernel-internal states only: random games, rollouts, the vector env before the opponent's
+reply), and the player to move may still turn out to have no legal move (a relay game where
+every relay never ends): :func:`play_random` finds that and ends the game, as :func:`settle`
+would have.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
     DONE,
     DRAW,
@@ -58,18 +61,17 @@ def new_work(n):
     return np.empty(work_length(n), dtype=np.int32)
 
 
-@njit(cache=True)
+@kernel
 def legality_context(state, rules, work):
     """What governs the choice of the player to move (SE7/SE8, SQ4), read once per position."""
     n = rules[R_HOLES]
     mover = state[off_to_move(n)]
-    board = state[: 2 * n]
     if rules[R_SOWING] == SOW_RELAY:
-        return relay_context(board, n, mover, state[off_pending(n) + mover], rules, work)
-    return songo_context(board, n, mover, rules, work)
+        return relay_context(state, n, mover, state[off_pending(n) + mover], rules, work)
+    return songo_context(state, n, mover, rules, work)
 
 
-@njit(cache=True)
+@kernel
 def forced_action(ctx, rules):
     """The one legal move a context imposes (SE8: hole 0; SQ4: the opening hole), or -1."""
     if rules[R_SOWING] == SOW_RELAY:
@@ -77,31 +79,31 @@ def forced_action(ctx, rules):
     return 0 if ctx == CTX_LONE_SEED else -1
 
 
-@njit(cache=True)
+@kernel
 def hole_legal(state, action, ctx, rules, work):
     """The legality of local hole ``action`` for the player to move (SE6–SE8 / SQ4–SQ5, ED3)."""
     n = rules[R_HOLES]
     mover = state[off_to_move(n)]
-    board = state[: 2 * n]
     if rules[R_SOWING] == SOW_RELAY:
-        return relay_hole_legal(board, n, mover, action, ctx, rules, work)
-    return songo_hole_legal(board, n, mover, action, ctx, rules, work)
+        return relay_hole_legal(state, n, mover, action, ctx, rules, work)
+    return songo_hole_legal(state, n, mover, action, ctx, rules, work)
 
 
-@njit(cache=True)
+@kernel
 def compute_legal_mask(state, rules, work):
     """Write the legal mask of the player to move into the state (TR2: all zero once over)."""
     n = rules[R_HOLES]
-    mask = state[off_mask(n) : off_mask(n) + n]
+    m = off_mask(n)
     if state[off_status(n)] != RUNNING:
-        mask[:] = 0
+        for a in range(n):
+            state[m + a] = 0
         return
     ctx = legality_context(state, rules, work)
     for a in range(n):
-        mask[a] = hole_legal(state, a, ctx, rules, work)
+        state[m + a] = hole_legal(state, a, ctx, rules, work)
 
 
-@njit(cache=True)
+@kernel
 def finish_game(state, rules, last_mover):
     """SE9 / SQ6 / ED4 with SE10 / ED5: the player to move has no legal move, the game ends.
 
@@ -109,11 +111,11 @@ def finish_game(state, rules, last_mover):
     SQ6: the player to move with an empty row loses to the last mover; with seeds (all his
     moves never end) the game is a draw."""
     n = rules[R_HOLES]
-    board = state[: 2 * n]
     cap = off_captured(n)
     if rules[R_END_TO_LAST_MOVER]:
-        state[cap + last_mover] += row_sum(board, n, 0) + row_sum(board, n, 1)
-        board[:] = 0
+        state[cap + last_mover] += row_sum(state, n, 0) + row_sum(state, n, 1)
+        for i in range(2 * n):
+            state[i] = 0
     if rules[R_RESULT] == RESULT_BY_CAPTURES:
         if state[cap] > state[cap + 1]:
             winner = 0
@@ -121,40 +123,51 @@ def finish_game(state, rules, last_mover):
             winner = 1
         else:
             winner = DRAW
-    elif row_sum(board, n, 1 - last_mover) == 0:
+    elif row_sum(state, n, 1 - last_mover) == 0:
         winner = last_mover
     else:
         winner = DRAW
     state[off_status(n)] = DONE
     state[off_winner(n)] = winner
-    state[off_mask(n) : off_mask(n) + n] = 0
+    for a in range(n):
+        state[off_mask(n) + a] = 0
 
 
-@njit(cache=True)
+@kernel
+def mask_moves(state, n):
+    """How many holes the state's legal mask offers."""
+    k = 0
+    for a in range(n):
+        k += state[off_mask(n) + a]
+    return k
+
+
+@kernel
 def settle(state, rules, work, with_mask):
     """After a move (or on a constructed position): compute the mover's legal mask and end the
     game (SE9/SQ6/ED4) if it is empty, or truncate it at ``max_plies`` (TR1). Without
     ``with_mask`` (module docstring) only an empty row ends the game before ``max_plies``."""
     n = rules[R_HOLES]
+    m = off_mask(n)
     if state[off_status(n)] != RUNNING:
-        state[off_mask(n) : off_mask(n) + n] = 0
+        for a in range(n):
+            state[m + a] = 0
         return
     mover = state[off_to_move(n)]
     if with_mask or state[off_ply(n)] >= rules[R_MAX_PLIES]:
         compute_legal_mask(state, rules, work)
-        mask = state[off_mask(n) : off_mask(n) + n]
-        if mask.sum() == 0:
+        if mask_moves(state, n) == 0:
             finish_game(state, rules, 1 - mover)
         elif state[off_ply(n)] >= rules[R_MAX_PLIES]:
             state[off_status(n)] = TRUNCATED
-            mask[:] = 0
+            for a in range(n):
+                state[m + a] = 0
         return
-    state[off_mask(n) : off_mask(n) + n] = 0
     if row_sum(state, n, mover) == 0:
         finish_game(state, rules, 1 - mover)
 
 
-@njit(cache=True)
+@kernel
 def end_turn(state, n, mover, action):
     """Bookkeeping after a move's seeds are resolved: SQ4's pending flag, the last action, the turn
     passes, one more ply."""
@@ -164,25 +177,34 @@ def end_turn(state, n, mover, action):
     state[off_ply(n)] += 1
 
 
-@njit(cache=True)
+@kernel
+def resolve(state, action, rules, work, with_mask):
+    """The move of a legal ``action`` (the predicate has just said so, and for a relay game has
+    simulated it into ``work``): its seeds and capture (SE1–SE5, SE8 / SQ1–SQ3, ED1–ED2), the end
+    of the turn, and the settling of the position (module docstring)."""
+    n = rules[R_HOLES]
+    mover = state[off_to_move(n)]
+    if rules[R_SOWING] == SOW_RELAY:
+        relay_resolve(state, off_captured(n), n, mover, rules, work)
+    else:
+        play_songo(state, off_captured(n), n, mover, action, rules)
+    end_turn(state, n, mover, action)
+    if with_mask or state[off_ply(n)] >= rules[R_MAX_PLIES]:
+        settle(state, rules, work, True)
+    elif row_sum(state, n, 1 - mover) == 0:  # SE9/SQ6/ED4: an empty row has no legal move
+        finish_game(state, rules, mover)
+
+
+@kernel
 def play_in_context(state, action, ctx, rules, work, with_mask):
     """:func:`play` with the position's :func:`legality_context` already read."""
-    n = rules[R_HOLES]
-    if action < 0 or action >= n or not hole_legal(state, action, ctx, rules, work):
+    if action < 0 or action >= rules[R_HOLES] or not hole_legal(state, action, ctx, rules, work):
         return False
-    mover = state[off_to_move(n)]
-    board = state[: 2 * n]
-    captured = state[off_captured(n) : off_captured(n) + 2]
-    if rules[R_SOWING] == SOW_RELAY:
-        relay_resolve(board, captured, n, mover, rules, work)
-    else:
-        play_songo(board, captured, n, mover, action, rules)
-    end_turn(state, n, mover, action)
-    settle(state, rules, work, with_mask)
+    resolve(state, action, rules, work, with_mask)
     return True
 
 
-@njit(cache=True)
+@kernel
 def play(state, action, rules, work, with_mask):
     """THE move: if local hole ``action`` is legal for the player to move, resolve it (sowing,
     capture), end the turn and settle the position, in place, and return True; otherwise return
@@ -193,18 +215,22 @@ def play(state, action, rules, work, with_mask):
     return play_in_context(state, action, legality_context(state, rules, work), rules, work, with_mask)
 
 
-@njit(cache=True)
-def play_random(state, rules, rng, work, candidates, with_mask):
-    """Play a uniformly random legal move of the player to move with :func:`play_in_context` and
-    return it; if he has none, end the game (SE9/SQ6/ED4) and return -1. No mask is needed: a
-    forced move is played at once, otherwise the non-empty holes are tried in a uniformly random
-    order and the first legal one is played — uniform over the legal moves. ``candidates``: int64
-    scratch of n."""
+@kernel
+def play_random(state, rules, u, work, candidates, with_mask):
+    """Play a uniformly random legal move of the player to move and return it; if he has none,
+    end the game (SE9/SQ6/ED4) and return -1. No mask is needed: a forced move is played at once,
+    otherwise the non-empty holes are tried in a uniformly random order and the first one the
+    legality predicate (:func:`hole_legal`) accepts is played — uniform over the legal moves.
+
+    The order comes from one uniform draw ``u`` in [0, 1) made by the caller
+    (``rng.random()``): each pick takes ``floor(u * k)`` of the ``k`` holes left and keeps the
+    fraction as the next draw (:mod:`mancala_envs.core.fast`). ``candidates``: int64 scratch of n."""
     n = rules[R_HOLES]
     mover = state[off_to_move(n)]
     ctx = legality_context(state, rules, work)
     forced = forced_action(ctx, rules)
-    if forced >= 0 and play_in_context(state, forced, ctx, rules, work, with_mask):
+    if forced >= 0 and hole_legal(state, forced, ctx, rules, work):
+        resolve(state, forced, rules, work, with_mask)
         return forced
     k = 0
     for a in range(n):
@@ -212,11 +238,14 @@ def play_random(state, rules, rng, work, candidates, with_mask):
             candidates[k] = a
             k += 1
     while k > 0:
-        j = rng.integers(0, k)
+        u *= k
+        j = int(u)
+        u -= j
         a = candidates[j]
         candidates[j] = candidates[k - 1]
         k -= 1
-        if play_in_context(state, a, ctx, rules, work, with_mask):
+        if hole_legal(state, a, ctx, rules, work):
+            resolve(state, a, rules, work, with_mask)
             return a
     finish_game(state, rules, 1 - mover)
     return -1
@@ -238,7 +267,7 @@ def initial_state(rules, first_player):
     return state
 
 
-@njit(cache=True)
+@kernel
 def outcome_for(winner, seat):
     """The one result -> score helper: +1 if ``seat`` won, -1 if it lost, 0 for a draw or no
     winner (a running or truncated game). Score = (outcome + 1) / 2, reward = outcome."""
@@ -261,7 +290,8 @@ def apply_into(old, action, rules, new, mask):
     if not play(new, action, rules, new_work(n), True):
         new[:] = old
         return False
-    mask[:] = new[off_mask(n) : off_mask(n) + n]
+    for a in range(n):
+        mask[a] = new[off_mask(n) + a]
     return True
 
 
@@ -278,7 +308,7 @@ def push_move(stack, depth, action, rules):
     return mask_bits(child, n)
 
 
-@njit(cache=True, inline="always")
+@kernel
 def mask_bits(state, n):
     """The legal mask of a packed state as an integer, bit ``a`` for hole ``a``."""
     bits = 0

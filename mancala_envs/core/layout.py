@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 from numba import njit
 
+from mancala_envs.core.fast import kernel
+
 RUNNING, DONE, TRUNCATED = 0, 1, 2  # status
 DRAW, NO_WINNER = -1, -2  # winner codes besides the players 0 and 1
 NO_ACTION = -1  # last action of a start or constructed position
@@ -117,7 +119,14 @@ def layout(n: int) -> Layout:
 # --------------------------------------------------------------------------- board geometry (§1)
 
 
-@njit(cache=True, inline="always")
+@kernel
+def copy_row(dst, src):
+    """``dst[:] = src`` for two packed states (or boards), inside reference-free kernels."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@kernel
 def row_sum(board, n, player):
     """Seeds on ``player``'s row."""
     s = 0

@@ -11,6 +11,7 @@ from numba import njit
 
 from mancala_envs.core.batch import random_legal_action
 from mancala_envs.core.engine import initial_state, new_work, play, play_random
+from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
     RUNNING,
     TRUNCATED,
@@ -23,7 +24,7 @@ from mancala_envs.core.layout import (
 from mancala_envs.rulesets import R_HOLES
 
 
-@njit(cache=True)
+@kernel
 def play_out(state, rules, rng, work, candidates, moves):
     """Play the game in ``state`` to its end with uniformly random legal moves, in place; records
     the moves into ``moves`` (as many as fit) and returns the number of plies played. The final
@@ -31,7 +32,7 @@ def play_out(state, rules, rng, work, candidates, moves):
     n = rules[R_HOLES]
     count = 0
     while state[off_status(n)] == RUNNING:
-        action = play_random(state, rules, rng, work, candidates, False)
+        action = play_random(state, rules, rng.random(), work, candidates, False)
         if action >= 0:
             if count < moves.shape[0]:
                 moves[count] = action

@@ -16,9 +16,11 @@ from numba import njit
 
 from mancala_envs.core.batch import view_into
 from mancala_envs.core.engine import new_work, outcome_for, play, play_random
+from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import (
     RUNNING,
     TRUNCATED,
+    copy_row,
     off_captured,
     off_mask,
     off_ply,
@@ -37,7 +39,7 @@ END_TRUNCATED, END_WINNER, END_OWN, END_OPP, END_PLY, END_SEAT, END_ILLEGAL = ra
 END_COLUMNS = 7
 
 
-@njit(cache=True)
+@kernel
 def record_end(i, state, seat, reward, illegal, rules, scale, rewards, dones, term_obs, ends):
     """Write the end of game ``i``'s episode: reward, done, terminal observation and record."""
     n = rules[R_HOLES]
@@ -53,16 +55,16 @@ def record_end(i, state, seat, reward, illegal, rules, scale, rewards, dones, te
     ends[i, END_ILLEGAL] = illegal
 
 
-@njit(cache=True, inline="always")
+@kernel
 def new_episode(state, seats, i, starts, rng):
     """Game ``i`` starts a new episode: a start position (a random row of ``starts`` when there
     are several) and a random learner seat."""
-    k = 0 if starts.shape[0] == 1 else rng.integers(0, starts.shape[0])
-    state[:] = starts[k]
-    seats[i] = rng.integers(0, 2)
+    k = 0 if starts.shape[0] == 1 else random_below(rng, starts.shape[0])
+    copy_row(state, starts[k])
+    seats[i] = random_below(rng, 2)
 
 
-@njit(cache=True)
+@kernel
 def first_bad_action(states, actions, selected, rules, allow_illegal):
     """(row, kind) of the first selected action out of range (kind 1) or illegal (kind 2, unless
     ``allow_illegal``); (-1, 0) when all are acceptable."""
@@ -141,7 +143,7 @@ def run_block(
                     masks[i, a] = state[off_mask(n) + a]
                 break
             elif random_opponent:
-                play_random(state, rules, rng, work, candidates, True)
+                play_random(state, rules, rng.random(), work, candidates, True)
             else:
                 status[i] = NEED_OPPONENT
                 waiting += 1
