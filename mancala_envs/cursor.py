@@ -2,8 +2,9 @@
 
 ``Game.apply`` returns a new immutable :class:`~mancala_envs.State` per move, which costs a few
 allocations besides the compiled move. A cursor keeps a stack of packed positions instead:
-:meth:`Cursor.apply` plays a move in place (one compiled call), :meth:`Cursor.undo` takes it back
-(no call at all), and :meth:`Cursor.legal_actions` is a cached tuple. The rules are the core's
+:meth:`Cursor.apply` plays a move in place (one compiled call, made without the dispatcher's type
+lookup: :func:`mancala_envs.core.fast.entry_point`), :meth:`Cursor.undo` takes it back (no call at
+all), and :meth:`Cursor.legal_actions` is a cached tuple. The rules are the core's
 (:func:`mancala_envs.core.engine.play`); illegal moves raise :class:`IllegalMoveError` as
 ``Game.apply`` does. :meth:`Cursor.state` returns the current position as an immutable ``State``.
 
@@ -15,38 +16,46 @@ allocations besides the compiled move. A cursor keeps a stack of packed position
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mancala_envs.core.engine import mask_bits, push_move
+from mancala_envs.core.engine import mask_bits, new_work, push_move
+from mancala_envs.core.fast import entry_point
 from mancala_envs.state import IllegalMoveError, State
 
 if TYPE_CHECKING:
     from mancala_envs.game import Game
 
+_ACTIONS = [tuple(a for a in range(10) if bits >> a & 1) for bits in range(1 << 10)]  # mask bits -> holes
 
-@cache
-def _actions(bits: int) -> tuple[int, ...]:
-    return tuple(a for a in range(bits.bit_length()) if bits >> a & 1)
+
+_PUSH = []
+
+
+def _push_entry(stack: np.ndarray, rules: np.ndarray, work: np.ndarray):
+    """``push_move``'s compiled entry point for the cursor's argument types, which never change."""
+    if not _PUSH:
+        _PUSH.append(entry_point(push_move, stack, 1, 0, rules, work))
+    return _PUSH[0]
 
 
 class Cursor:
     """A stack of positions of one game; the top is the current one (module docstring)."""
 
-    __slots__ = ("_actions", "_bits", "_depth", "_game", "_n", "_rules", "_stack")
+    __slots__ = ("_bits", "_depth", "_game", "_n", "_push", "_rules", "_stack", "_to_move", "_work")
 
     def __init__(self, game: Game, state: State):
         self._game = game
         self._rules = game.rules
         self._n = game.num_actions
+        self._to_move = game.layout.to_move
         self._stack = np.empty((64, game.state_size), dtype=np.int32)
         self._stack[0] = state._array
+        self._work = new_work(game.holes_per_row)
         self._depth = 0
-        bits = int(mask_bits(self._stack[0], self._n))
-        self._bits = [bits] * 64
-        self._actions = [_actions(bits)] * 64
+        self._bits = [int(mask_bits(self._stack[0], self._n))] * 64
+        self._push = _push_entry(self._stack, self._rules, self._work)
 
     @property
     def game(self) -> Game:
@@ -64,27 +73,25 @@ class Cursor:
 
     @property
     def to_move(self) -> int:
-        return int(self._stack[self._depth, self._game.layout.to_move])
+        return int(self._stack[self._depth, self._to_move])
 
     def legal_actions(self) -> tuple[int, ...]:
-        """The legal local holes of the current position, ascending (a cached tuple)."""
-        return self._actions[self._depth]
+        """The legal local holes of the current position, ascending (a shared tuple)."""
+        return _ACTIONS[self._bits[self._depth]]
 
     def apply(self, action: int) -> None:
         """Play ``action`` on the current position, in place."""
         if type(action) is not int or not 0 <= action < self._n:
             action = self._game.action_index(action)
-        depth = self._depth
-        if depth + 1 == len(self._bits):
+        depth = self._depth + 1
+        if depth == len(self._bits):
             self._stack = np.concatenate([self._stack, np.empty_like(self._stack)])
             self._bits += self._bits
-            self._actions += self._actions
-        bits = push_move(self._stack, depth, action, self._rules)
+        bits = self._push(self._stack, depth, action, self._rules, self._work)
         if bits < 0:
             raise IllegalMoveError(self._game.why_illegal(self.state(), action))
-        self._depth = depth = depth + 1
+        self._depth = depth
         self._bits[depth] = bits
-        self._actions[depth] = _actions(bits)
 
     def undo(self) -> None:
         """Take back the last applied move."""

@@ -17,6 +17,7 @@ import numpy as np
 
 from mancala_envs.core import checks, engine
 from mancala_envs.core.batch import step_batch, view_batch, view_into
+from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
 from mancala_envs.core.rollout import play_random_games
 from mancala_envs.rulesets import Ruleset, get_ruleset
@@ -72,6 +73,8 @@ class Game:
         self.state_size = self.layout.length
         self.observation_size = 2 * n + 2 + (2 if ruleset.has_opening_rule else 0)
         self._scale = 1.0 / self.total_seeds
+        self._apply_into = None  # engine.apply_into's compiled entry point, looked up on first use
+        self._work = engine.new_work(n)  # apply's scratch (the GIL serialises calls into it)
 
     def __repr__(self) -> str:
         return f"Game({self.name!r}, holes_per_row={self.holes_per_row}, max_plies={self.max_plies})"
@@ -82,7 +85,7 @@ class Game:
     def __hash__(self) -> int:
         return hash(self.ruleset)
 
-    def __reduce__(self):
+    def __reduce__(self):  # copies and pickles are rebuilt from the ruleset (fresh scratch)
         return (Game, (self.ruleset,))
 
     @property
@@ -240,9 +243,20 @@ class Game:
             action = self.action_index(action)
         new = np.empty(self.state_size, dtype=np.int32)
         mask = np.empty(self.num_actions, dtype=np.int8)
-        if not engine.apply_into(state._array, action, self.rules, new, mask):
+        apply_into = self._apply_into
+        if apply_into is None or not state._array.flags.writeable:
+            apply_into = self._apply_entry(state._array, new, mask)
+        if not apply_into(state._array, action, self.rules, new, mask, self._work):
             raise IllegalMoveError(self.why_illegal(state, action))
         return State(self, new, mask)
+
+    def _apply_entry(self, old: np.ndarray, new: np.ndarray, mask: np.ndarray):
+        """The compiled ``apply_into`` for the types of a state's own (writeable int32) array; the
+        dispatcher for anything else."""
+        if not old.flags.writeable:
+            return engine.apply_into
+        self._apply_into = entry_point(engine.apply_into, old, 0, self.rules, new, mask, self._work)
+        return self._apply_into
 
     def action_index(self, action: object) -> int:
         """``action`` as a hole index ``0..n-1``; :class:`IllegalMoveError` if it is not one."""

@@ -39,7 +39,7 @@ class State:
         lay: Layout = game.layout
         if mask is None:
             mask = array[lay.mask].astype(np.int8)
-        mask.flags.writeable = False
+        mask.setflags(write=False)
         self._array = array
         self._mask = mask
         self._game = game

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mancala_envs.core.fast import kernel
+from mancala_envs.core.fast import inline_kernel, kernel
 from mancala_envs.core.layout import (
     DONE,
     DRAW,
@@ -28,6 +28,7 @@ from mancala_envs.core.layout import (
     NO_WINNER,
     RUNNING,
     TRUNCATED,
+    copy_row,
     off_captured,
     off_last_action,
     off_mask,
@@ -61,7 +62,7 @@ def new_work(n):
     return np.empty(work_length(n), dtype=np.int32)
 
 
-@kernel
+@inline_kernel
 def legality_context(state, rules, work):
     """What governs the choice of the player to move (SE7/SE8, SQ4), read once per position."""
     n = rules[R_HOLES]
@@ -71,7 +72,7 @@ def legality_context(state, rules, work):
     return songo_context(state, n, mover, rules, work)
 
 
-@kernel
+@inline_kernel
 def forced_action(ctx, rules):
     """The one legal move a context imposes (SE8: hole 0; SQ4: the opening hole), or -1."""
     if rules[R_SOWING] == SOW_RELAY:
@@ -79,7 +80,7 @@ def forced_action(ctx, rules):
     return 0 if ctx == CTX_LONE_SEED else -1
 
 
-@kernel
+@inline_kernel
 def hole_legal(state, action, ctx, rules, work):
     """The legality of local hole ``action`` for the player to move (SE6–SE8 / SQ4–SQ5, ED3)."""
     n = rules[R_HOLES]
@@ -133,7 +134,7 @@ def finish_game(state, rules, last_mover):
         state[off_mask(n) + a] = 0
 
 
-@kernel
+@inline_kernel
 def mask_moves(state, n):
     """How many holes the state's legal mask offers."""
     k = 0
@@ -167,7 +168,7 @@ def settle(state, rules, work, with_mask):
         finish_game(state, rules, 1 - mover)
 
 
-@kernel
+@inline_kernel
 def end_turn(state, n, mover, action):
     """Bookkeeping after a move's seeds are resolved: SQ4's pending flag, the last action, the turn
     passes, one more ply."""
@@ -278,37 +279,37 @@ def outcome_for(winner, seat):
     return 0
 
 
-@njit(cache=True)
-def apply_into(old, action, rules, new, mask):
+@kernel
+def apply_into(old, action, rules, new, mask, work):
     """The single-position entry point of ``Game.apply``: if in-range ``action`` is legal in
     ``old`` (its mask), write the next position into ``new`` and its legal mask into ``mask``
     (int8) and return True; otherwise touch nothing and return False."""
     n = rules[R_HOLES]
     if old[off_mask(n) + action] != 1:
         return False
-    new[:] = old
-    if not play(new, action, rules, new_work(n), True):
-        new[:] = old
+    copy_row(new, old)
+    if not play(new, action, rules, work, True):
+        copy_row(new, old)
         return False
     for a in range(n):
         mask[a] = new[off_mask(n) + a]
     return True
 
 
-@njit(cache=True)
-def push_move(stack, depth, action, rules):
-    """The cursor's move: ``stack[depth + 1]`` becomes ``stack[depth]`` after ``action``. Returns
+@kernel
+def push_move(stack, depth, action, rules, work):
+    """The cursor's move: ``stack[depth]`` becomes ``stack[depth - 1]`` after ``action``. Returns
     the new position's legal mask as bits (bit a = hole a; 0 once the game is over), or -1 when
-    ``action`` is illegal (the stack is then unchanged)."""
+    ``action`` is illegal (``stack[depth - 1]`` is unchanged)."""
     n = rules[R_HOLES]
-    child = stack[depth + 1]
-    child[:] = stack[depth]
-    if not play(child, action, rules, new_work(n), True):
+    child = stack[depth]
+    copy_row(child, stack[depth - 1])
+    if not play(child, action, rules, work, True):
         return -1
     return mask_bits(child, n)
 
 
-@kernel
+@inline_kernel
 def mask_bits(state, n):
     """The legal mask of a packed state as an integer, bit ``a`` for hole ``a``."""
     bits = 0

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from numba import njit
 
-from mancala_envs.core.fast import kernel
+from mancala_envs.core.fast import inline_kernel
 
 RUNNING, DONE, TRUNCATED = 0, 1, 2  # status
 DRAW, NO_WINNER = -1, -2  # winner codes besides the players 0 and 1
@@ -119,14 +119,14 @@ def layout(n: int) -> Layout:
 # --------------------------------------------------------------------------- board geometry (§1)
 
 
-@kernel
+@inline_kernel
 def copy_row(dst, src):
     """``dst[:] = src`` for two packed states (or boards), inside reference-free kernels."""
     for i in range(src.shape[0]):
         dst[i] = src[i]
 
 
-@kernel
+@inline_kernel
 def row_sum(board, n, player):
     """Seeds on ``player``'s row."""
     s = 0

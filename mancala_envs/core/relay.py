@@ -9,7 +9,7 @@ then commits that simulation, so a legal move is sown exactly once. ``b`` is an 
 
 from __future__ import annotations
 
-from mancala_envs.core.fast import kernel
+from mancala_envs.core.fast import inline_kernel
 from mancala_envs.core.layout import opposite
 from mancala_envs.core.sowing import NEVER_ENDS, relay_sow
 from mancala_envs.rulesets import (
@@ -23,7 +23,7 @@ CTX_NORMAL = -1  # every own non-empty hole whose relay ends (SQ5, ED3)
 CTX_OPENING = -2  # SQ4: the opening hole is legal and the only move
 
 
-@kernel
+@inline_kernel
 def relay_capture(b, cap, n, mover, landing, rules):
     """SQ3 / ED2: capture after a relay that ended in ``landing``; returns the seeds taken.
 
@@ -47,7 +47,7 @@ def relay_capture(b, cap, n, mover, landing, rules):
     return gained
 
 
-@kernel
+@inline_kernel
 def simulate_relay(b, n, hole, rules, work):
     """Sow the relay of ``hole`` on a copy of the board (``work[:2n]``); ``work[2n]`` receives
     the landing hole or NEVER_ENDS, which is also returned (SQ5, ED3)."""
@@ -59,7 +59,7 @@ def simulate_relay(b, n, hole, rules, work):
     return landing
 
 
-@kernel
+@inline_kernel
 def relay_context(b, n, mover, pending, rules, work):
     """SQ4: CTX_OPENING while the mover's first move is pending and his opening hole is legal
     (non-empty and its relay ends); otherwise the restriction lapses: CTX_NORMAL."""
@@ -71,7 +71,7 @@ def relay_context(b, n, mover, pending, rules, work):
     return CTX_NORMAL
 
 
-@kernel
+@inline_kernel
 def relay_hole_legal(b, n, mover, action, ctx, rules, work):
     """SQ4, SQ5 / ED3: may ``mover`` play his local hole ``action`` in context ``ctx``? The hole
     must be non-empty and its relay must end; ``work`` then holds the simulated move."""
@@ -83,7 +83,7 @@ def relay_hole_legal(b, n, mover, action, ctx, rules, work):
     return simulate_relay(b, n, hole, rules, work) != NEVER_ENDS
 
 
-@kernel
+@inline_kernel
 def relay_resolve(b, cap, n, mover, rules, work):
     """SQ1–SQ3 / ED1–ED2: commit the relay that :func:`relay_hole_legal` simulated into
     ``work``, then its capture; returns the seeds taken."""

@@ -9,7 +9,7 @@ board; captured counts live at ``b[cap]``, ``b[cap + 1]``.
 
 from __future__ import annotations
 
-from mancala_envs.core.fast import kernel
+from mancala_envs.core.fast import inline_kernel, kernel
 from mancala_envs.core.layout import row_sum
 from mancala_envs.core.sowing import sow_single_lap
 from mancala_envs.rulesets import (
@@ -55,13 +55,13 @@ def chain_capture_length(b, n, mover, last, seeds_sown, rules):
     return length
 
 
-@kernel
+@inline_kernel
 def grand_slam(b, n, mover, taken):
     """SE5: True when capturing ``taken`` seeds would leave the opponent's row empty."""
     return taken > 0 and taken == row_sum(b, n, 1 - mover)
 
 
-@kernel
+@inline_kernel
 def is_lone_seed(b, n, mover):
     """SE8: the mover's row holds exactly one seed, in his leftmost hole."""
     return b[mover * n] == 1 and row_sum(b, n, mover) == 1
@@ -128,7 +128,7 @@ def leftmost_allowed(b, n, mover, rules, work):
     return songo_outcome(b, n, mover, 0, rules, work)[0] > 0
 
 
-@kernel
+@inline_kernel
 def songo_context(b, n, mover, rules, work):
     """Which of SE6–SE8 governs the mover's choice: CTX_LONE_SEED (SE8, first), SE7's feeding
     threshold (>= 0) when the opponent's row is empty, else CTX_NORMAL (SE6)."""
@@ -139,7 +139,7 @@ def songo_context(b, n, mover, rules, work):
     return CTX_NORMAL
 
 
-@kernel
+@inline_kernel
 def songo_hole_legal(b, n, mover, action, ctx, rules, work):
     """SE6–SE8: may ``mover`` play his local hole ``action`` in a position of context ``ctx``?"""
     if b[mover * n + action] == 0:

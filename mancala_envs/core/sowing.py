@@ -7,14 +7,14 @@ works on an array ``b`` whose first ``2n`` entries are the board (a packed state
 
 from __future__ import annotations
 
-from mancala_envs.core.fast import kernel
+from mancala_envs.core.fast import inline_kernel, kernel
 from mancala_envs.rulesets import R_BIG_HOLE, R_DIRECTION, R_MAX_LAPS
 
 NEVER_ENDS = -1  # landing hole reported for a relay that never ends (SQ5, ED3)
 BRENT_START = 16  # relays that end mostly do so within a few laps: look for cycles after this
 
 
-@kernel
+@inline_kernel
 def sow_run(b, size, hole, count, d):
     """Drop one seed into each of the ``count`` (< ``size``) holes after ``hole`` in direction
     ``d``; returns the last hole sown (``hole`` itself when ``count`` is 0)."""
@@ -43,7 +43,7 @@ def sow_run(b, size, hole, count, d):
     return last
 
 
-@kernel
+@inline_kernel
 def sow(b, size, hole, seeds, d):
     """Drop ``seeds`` one by one from the hole after ``hole`` in direction ``d``, skipping no hole
     (``size`` seeds or more also feed ``hole`` itself); returns the last hole sown."""
@@ -77,7 +77,7 @@ def sow_single_lap(b, n, mover, hole, rules):
     return base + (first + d * (seeds - 1)) % n
 
 
-@kernel
+@inline_kernel
 def sow_lap(b, n, hole, d):
     """SQ2/ED1: lift ``hole`` and sow its seeds from the next hole in direction ``d``, never
     skipping a hole (a lap of 2n or more seeds also feeds its origin). Returns the last hole."""

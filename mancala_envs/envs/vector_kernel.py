@@ -100,52 +100,97 @@ def run_block(
     status,
 ):
     """The one kernel behind the vector envs, over a block of games (all of them, or one
-    thread's share). For every selected game, by ``mode``: LEARNER: the learner's action (an
-    illegal one, checked beforehand by :func:`first_bad_action`, ends the episode with -1),
-    OPPONENT: the opponent's action, RESET: a new episode, RESUME: nothing (positions set from
-    outside). Then the game runs on until the
-    learner is to move: finished episodes are recorded and restarted, random opponent moves are
-    played; an agent opponent's turn stops it (status NEED_OPPONENT). Returns the number of games
-    waiting for it. A new episode starts from a row of ``starts`` (drawn uniformly when it has
-    more than one: an opening suite) with a uniformly drawn learner seat."""
+    thread's share): :func:`step_game` on every selected game. Returns the number of games
+    waiting for an agent opponent."""
     n = rules[R_HOLES]
     work = new_work(n)
     candidates = np.empty(n, dtype=np.int64)
     waiting = 0
     for i in range(states.shape[0]):
-        if not selected[i]:
-            continue
-        state = states[i]
-        if mode != MODE_OPPONENT:
-            rewards[i] = 0.0
-            dones[i] = False
-        if mode == MODE_RESET:
-            new_episode(state, seats, i, starts, rng)
-        elif mode == MODE_OPPONENT:
-            play(state, actions[i], rules, work, True)
-        elif mode == MODE_RESUME:
-            pass
-        elif state[off_mask(n) + actions[i]] == 1:
-            play(state, actions[i], rules, work, not random_opponent)
-        else:  # illegal_action="terminate": the learner loses, a new game starts
-            record_end(i, state, seats[i], -1.0, True, rules, scale, rewards, dones, term_obs, ends)
-            new_episode(state, seats, i, starts, rng)
-        status[i] = READY
-        while True:
-            seat = seats[i]
-            if state[off_status(n)] != RUNNING:
-                reward = float(outcome_for(state[off_winner(n)], seat))
-                record_end(i, state, seat, reward, False, rules, scale, rewards, dones, term_obs, ends)
-                new_episode(state, seats, i, starts, rng)
-            elif state[off_to_move(n)] == seat:
-                view_into(state, seat, rules, scale, obs[i])
-                for a in range(n):
-                    masks[i, a] = state[off_mask(n) + a]
-                break
-            elif random_opponent:
-                play_random(state, rules, rng.random(), work, candidates, True)
-            else:
-                status[i] = NEED_OPPONENT
-                waiting += 1
-                break
+        if selected[i]:
+            waiting += step_game(
+                i,
+                mode,
+                rng,
+                random_opponent,
+                states,
+                actions,
+                seats,
+                starts,
+                rules,
+                scale,
+                obs,
+                masks,
+                rewards,
+                dones,
+                term_obs,
+                ends,
+                status,
+                work,
+                candidates,
+            )
     return waiting
+
+
+@kernel
+def step_game(
+    i,
+    mode,
+    rng,
+    random_opponent,
+    states,
+    actions,
+    seats,
+    starts,
+    rules,
+    scale,
+    obs,
+    masks,
+    rewards,
+    dones,
+    term_obs,
+    ends,
+    status,
+    work,
+    candidates,
+):
+    """Game ``i`` by ``mode``: LEARNER: the learner's action (an illegal one, checked beforehand by
+    :func:`first_bad_action`, ends the episode with -1), OPPONENT: the opponent's action, RESET: a
+    new episode, RESUME: nothing (positions set from outside). Then the game runs on until the
+    learner is to move: finished episodes are recorded and restarted, random opponent moves are
+    played; an agent opponent's turn stops it (status NEED_OPPONENT; returns 1, else 0). A new
+    episode starts from a row of ``starts`` (drawn uniformly when it has more than one: an
+    opening suite) with a uniformly drawn learner seat."""
+    n = rules[R_HOLES]
+    state = states[i]
+    if mode != MODE_OPPONENT:
+        rewards[i] = 0.0
+        dones[i] = False
+    if mode == MODE_RESET:
+        new_episode(state, seats, i, starts, rng)
+    elif mode == MODE_OPPONENT:
+        play(state, actions[i], rules, work, True)
+    elif mode == MODE_RESUME:
+        pass
+    elif state[off_mask(n) + actions[i]] == 1:
+        play(state, actions[i], rules, work, not random_opponent)
+    else:  # illegal_action="terminate": the learner loses, a new game starts
+        record_end(i, state, seats[i], -1.0, True, rules, scale, rewards, dones, term_obs, ends)
+        new_episode(state, seats, i, starts, rng)
+    status[i] = READY
+    while True:
+        seat = seats[i]
+        if state[off_status(n)] != RUNNING:
+            reward = float(outcome_for(state[off_winner(n)], seat))
+            record_end(i, state, seat, reward, False, rules, scale, rewards, dones, term_obs, ends)
+            new_episode(state, seats, i, starts, rng)
+        elif state[off_to_move(n)] == seat:
+            view_into(state, seat, rules, scale, obs[i])
+            for a in range(n):
+                masks[i, a] = state[off_mask(n) + a]
+            return 0
+        elif random_opponent:
+            play_random(state, rules, rng.random(), work, candidates, True)
+        else:
+            status[i] = NEED_OPPONENT
+            return 1
