@@ -103,6 +103,7 @@ class NetworkAgent(Agent):
     this class picks the masked argmax, or samples the masked softmax when ``sample`` is true."""
 
     sample: bool = False
+    temperature: float = 1.0  # of the sampled softmax, when ``sample``
     counts: bool = False  # the network reads raw seed counts (game.counts), not fractions
 
     def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -112,7 +113,7 @@ class NetworkAgent(Agent):
         if not self.sample:
             return np.argmax(logits, axis=1)
         g = self.rng.gumbel(size=logits.shape)  # Gumbel-max: a draw from the masked softmax
-        return np.argmax(np.where(np.isfinite(logits), logits + g, -np.inf), axis=1)
+        return np.argmax(np.where(np.isfinite(logits), logits / self.temperature + g, -np.inf), axis=1)
 
     def act(self, game: Game, state: State) -> int:
         mask = require_running(game, state)

@@ -281,6 +281,12 @@ def _tournament(args: argparse.Namespace) -> int:
     _write_pairwise(result, args.out / "pairwise.csv")
     print(ratings.to_markdown())
     print(pairwise)
+    if str(args.openings).lower() in ("none", "initial") and "only" in pairwise:
+        print(
+            f"{PROG}: warning: --openings none: games repeat (see the distinct column); the ratings rest on "
+            "few distinct games",
+            file=sys.stderr,
+        )
     print(f"games, results.csv, ratings.{{md,csv,png}} and pairwise.csv are in {args.out}")
     return 0
 

@@ -24,7 +24,9 @@ moves ordered by the table's best move, then by the children's static values. Ro
 shuffled by the agent's generator, so equal-valued moves are chosen at random. With ``time``
 (seconds) the deepening stops when the budget is spent: an iteration that would overrun it is cut
 short and the previous depth's move is played. A time budget makes the move depend on the machine's
-speed.
+speed. With ``epsilon`` the agent plays a uniformly random legal move with that probability (noise
+for users who want varied games without an opening suite; the arena's opening pairs are the sound
+route).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import time as _time
 import numpy as np
 
 from agents.alphabeta_kernels import CTX_ABORTED, CTX_GENERATION, CTX_MAX_NODES, CTX_NODES, alphabeta_root
-from agents.base import Agent, spec_number, time_budget
+from agents.base import Agent, spec_name, spec_number, time_budget
 from mancala_envs import Game, State
 
 # (captured, row, non-empty holes) difference weights, then the low-material extension threshold (-1 none)
@@ -54,14 +56,22 @@ class MinimaxAgent(Agent):
     iteration) report the work done; ``nodes_per_second`` their ratio.
     """
 
-    def __init__(self, depth: int = 4, time: float | None = None, seed: int = 0):
+    def __init__(self, depth: int = 4, time: float | None = None, epsilon: float = 0.0, seed: int = 0):
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 60:
             raise ValueError(f"minimax depth must be an integer in 1..60, got {depth!r}")
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
+            raise ValueError(f"minimax epsilon must be a number in [0, 1], got {epsilon!r}")
         super().__init__(seed)
         self.depth = int(depth)
         self.time = time_budget(time, "minimax")
-        self.name = f"minimax:depth={self.depth}" + (
-            "" if time is None else f",time={spec_number(self.time)}"
+        self.epsilon = float(epsilon)
+        self.name = spec_name(
+            "minimax",
+            {
+                "depth": self.depth,
+                "time": None if time is None else spec_number(self.time),
+                "epsilon": spec_number(self.epsilon) if self.epsilon else None,
+            },
         )
         size = 1 << min(MAX_TT_BITS, 10 + 2 * self.depth)
         self._tt_key = np.zeros(size, dtype=np.int64)
@@ -122,6 +132,9 @@ class MinimaxAgent(Agent):
 
     def act(self, game: Game, state: State) -> int:
         legal = game.legal_actions(state)
+        if self.epsilon and self.rng.random() < self.epsilon:  # epsilon-greedy noise (module docstring)
+            self.last_nodes, self.last_seconds, self.last_depth = 0, 0.0, 0
+            return legal[int(self.rng.integers(len(legal)))]
         if len(legal) == 1:  # nothing to search
             self.last_nodes, self.last_seconds, self.last_depth = 0, 0.0, 0
             return legal[0]

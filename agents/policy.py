@@ -8,7 +8,8 @@ model of the game being played, ``models/<game>.json``. ``model=`` takes a polic
 
 The policy sees the core's view of the player to move (``game.counts`` for models trained on raw
 counts, ``game.observation`` otherwise) and his legal mask. Illegal moves get no probability; the
-agent plays the most likely legal move, or samples one with its own generator when ``sample``.
+agent plays the most likely legal move, or samples one with its own generator when ``sample``
+(``temperature=T``: a sample of the softmax of logits / T).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import NetworkAgent, spec_name
+from agents.base import NetworkAgent, spec_name, spec_number
 from mancala_envs import Game
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -42,6 +43,7 @@ class PolicyAgent(NetworkAgent):
         path: str | Path | None = None,
         sample: bool = False,
         trusted: bool = False,
+        temperature: float | None = None,
         seed: int = 0,
         model: Any = None,
         observation: str = "fractions",
@@ -51,12 +53,18 @@ class PolicyAgent(NetworkAgent):
                 raise ValueError(f"policy {what} must be true or false, got {flag!r}")
         if path is not None and model is not None:
             raise ValueError("give a policy path or a model, not both")
+        if temperature is not None and (isinstance(temperature, bool) or not 0 < temperature < float("inf")):
+            raise ValueError(f"policy temperature must be a positive number, got {temperature!r}")
         super().__init__(seed)
-        self.name = spec_name(
-            "policy",
-            {"path": path, "sample": "true" if sample else None, "trusted": "true" if trusted else None},
-        )
-        self.sample = sample
+        params = {
+            "path": path,
+            "sample": "true" if sample and temperature is None else None,
+            "temperature": None if temperature is None else spec_number(temperature),
+            "trusted": "true" if trusted else None,
+        }
+        self.name = spec_name("policy", params)
+        self.sample = sample or temperature is not None
+        self.temperature = 1.0 if temperature is None else float(temperature)
         self._config: dict[str, Any] = {}
         self._shipped: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.model = None if path is None else self._load(Path(path), trusted)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.az import AZAgent
 from agents.base import Agent, RandomAgent, require_running
 from agents.greedy import GreedyAgent
 from agents.human import HumanAgent
@@ -47,7 +48,11 @@ def _boolean(text: str) -> bool:
 AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], str]] = {
     "random": (RandomAgent, {}, "random"),
     "greedy": (GreedyAgent, {}, "greedy"),
-    "minimax": (MinimaxAgent, {"depth": _integer, "time": _number}, "minimax:depth=4[,time=SECONDS]"),
+    "minimax": (
+        MinimaxAgent,
+        {"depth": _integer, "time": _number, "epsilon": _number},
+        "minimax:depth=4[,time=SECONDS][,epsilon=0.1]",
+    ),
     "mcts": (
         MCTSAgent,
         {"sims": _integer, "c": _number, "time": _number},
@@ -55,8 +60,13 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
     ),
     "policy": (
         PolicyAgent,
-        {"path": str, "sample": _boolean, "trusted": _boolean},
-        "policy[:path=MODEL.json][,sample=true][,trusted=true for a pickled .zip]",
+        {"path": str, "sample": _boolean, "temperature": _number, "trusted": _boolean},
+        "policy[:path=MODEL.json][,sample=true|temperature=T][,trusted=true for a pickled .zip]",
+    ),
+    "az": (
+        AZAgent,
+        {"path": str, "sims": _integer, "temperature": _number},
+        "az[:path=MODEL.json][,sims=100][,temperature=T]",
     ),
     "rllib": (
         RLlibAgent,

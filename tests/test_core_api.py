@@ -13,7 +13,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="no ../shared beside this checkout")
-@pytest.mark.parametrize("name", ["rule_cases.json", "RULES.md"])
+@pytest.mark.parametrize("name", ["rule_cases.json", "RULES.md", "TABLEBASE.md"])
 def test_project_copies_match_shared_spec(name):
     local = (
         Path(__file__).parent / "data" / name

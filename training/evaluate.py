@@ -25,7 +25,6 @@ import argparse
 import json
 import shlex
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -285,7 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             games_fh.close()
     rows = [result_row(r) for r in results]
     if suite is None and any(r.caveat() for r in results):
-        warnings.warn("--openings none: the games repeat (see the distinct column)", stacklevel=1)
+        print(
+            "mancala evaluate: warning: --openings none: games repeat (see the distinct column); the "
+            "scores rest on few distinct games",
+            file=sys.stderr,
+        )
     if args.out is not None:
         command = shlex.join(["mancala", "evaluate", *argv])
         write_report(

@@ -1,0 +1,151 @@
+"""The AlphaZero-style agent: ``make_agent("az[:path=MODEL.json][,sims=N][,temperature=T]")``.
+
+A network trained by ``training/train_alphazero.py`` (files of :mod:`agents.az_net`; with no path,
+the shipped model of the game being played, ``models/az_<game>.json``) guides a Gumbel MuZero
+search (:mod:`agents.az_search`) of ``sims`` simulations per move (default
+:data:`DEFAULT_SIMS`). ``sims=0`` plays the network alone: the most likely legal move, or, with
+``temperature`` T > 0, a draw from ``softmax(logits / T)``. With a search, ``temperature`` scales
+the root's Gumbel noise: 0 (the default) is a deterministic search, 1 the sampling of training.
+Every draw comes from the agent's own generator: the same seed gives the same moves.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import NetworkAgent, require_running, spec_name, spec_number
+from mancala_envs import Game, State
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_SIMS = 100
+MAX_SIMS = 100_000
+
+
+def shipped_az_model(game: Game) -> Path:
+    """``models/az_<game>.json``; ``ValueError`` when it is not there."""
+    path = MODELS_DIR / f"az_{game.name}.json"
+    if not path.is_file():
+        raise ValueError(
+            f"no shipped az model for {game.name}: {path} does not exist; give one with az:path=FILE"
+        )
+    return path
+
+
+class AZAgent(NetworkAgent):
+    """A network and a Gumbel search (module docstring). ``last_seconds``: time of the last move."""
+
+    counts = True
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        sims: int = DEFAULT_SIMS,
+        temperature: float = 0.0,
+        seed: int = 0,
+        network: Any = None,
+        config: dict[str, Any] | None = None,
+    ):
+        if isinstance(sims, bool) or not isinstance(sims, int | np.integer) or not 0 <= sims <= MAX_SIMS:
+            raise ValueError(f"az sims must be an integer in 0..{MAX_SIMS}, got {sims!r}")
+        number = isinstance(temperature, int | float) and not isinstance(temperature, bool)
+        if not number or not 0 <= temperature < float("inf"):
+            raise ValueError(f"az temperature must be a finite number >= 0, got {temperature!r}")
+        if path is not None and network is not None:
+            raise ValueError("give an az model path or a network, not both")
+        super().__init__(seed)
+        self.sims, self.temperature = int(sims), float(temperature)
+        self.sample = self.sims == 0 and self.temperature > 0
+        self.name = spec_name(
+            "az",
+            {
+                "path": path,
+                "sims": None if self.sims == DEFAULT_SIMS else self.sims,
+                "temperature": None if self.temperature == 0 else spec_number(self.temperature),
+            },
+        )
+        self._models: dict[tuple, tuple[Any, dict[str, Any]]] = {}
+        self._fixed: tuple[Any, dict[str, Any]] | None = None
+        if network is not None:
+            self._fixed = (network, dict(config or {}))
+        elif path is not None:
+            from agents.az_net import load_network
+
+            self._fixed = load_network(path)
+        self._searches: dict[tuple, Any] = {}
+        self.last_seconds = 0.0
+
+    def model(self, game: Game) -> tuple[Any, dict[str, Any]]:
+        """``(network, config)`` for ``game``; ``ValueError`` when the model is for another game."""
+        if self._fixed is not None:
+            net, config = self._fixed
+        else:
+            key = (game.name, game.holes_per_row)
+            if key not in self._models:
+                from agents.az_net import load_network
+
+                self._models[key] = load_network(shipped_az_model(game))
+            net, config = self._models[key]
+        want = config.get("game", game.name), config.get("num_actions", game.num_actions)
+        if want != (game.name, game.num_actions):
+            raise ValueError(
+                f"the az model is for {want[0]} with {want[1]} holes a row, not {game.name} "
+                f"with {game.holes_per_row}"
+            )
+        return net, config
+
+    def evaluator(self, game: Game):
+        from agents.az_net import torch_evaluator
+
+        return torch_evaluator(self.model(game)[0])
+
+    def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Masked network logits (divided by ``temperature`` when it samples)."""
+        out, _ = self.evaluator(game)(np.ascontiguousarray(observations, dtype=np.float32))
+        out = out.astype(np.float64) / (self.temperature if self.sample else 1.0)
+        return np.where(masks.astype(bool), out, -np.inf)
+
+    def search(self, game: Game, states: np.ndarray):
+        """A :class:`~agents.az_search.SearchResult` for a batch of running packed states."""
+        from agents.az_search import GumbelSearch
+
+        _, config = self.model(game)
+        params = config.get("search", {})
+        key = (game.name, game.holes_per_row, len(states))
+        if key not in self._searches:
+            self._searches[key] = GumbelSearch(
+                game,
+                len(states),
+                self.sims,
+                max_considered=int(params.get("max_considered", 16)),
+                c_visit=float(params.get("c_visit", 50.0)),
+                c_scale=float(params.get("c_scale", 0.1)),
+            )
+        gumbel = None
+        if self.temperature > 0:
+            gumbel = self.temperature * self.rng.gumbel(size=(len(states), game.num_actions))
+        return self._searches[key].run(states, self.evaluator(game), gumbel)
+
+    def act(self, game: Game, state: State) -> int:
+        start = _time.perf_counter()
+        mask = require_running(game, state)
+        if self.sims == 0:
+            action = super().act(game, state)
+        elif mask.sum() == 1:
+            action = int(np.flatnonzero(mask)[0])
+        else:
+            action = int(self.search(game, state.array[None]).action[0])
+        self.last_seconds = _time.perf_counter() - start
+        return action
+
+    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """One action per running packed state (one batched search for all rows)."""
+        if self.sims == 0:
+            return super().act_batch(game, states)
+        game.check_states(states)
+        if not states[:, game.layout.mask].any(axis=1).all():
+            raise ValueError("act_batch needs running states: some rows have no legal move")
+        return self.search(game, states).action.astype(np.int64)

@@ -1,0 +1,190 @@
+"""Self-play throughput of the AlphaZero search on this machine, beside OpenSpiel's AlphaZero actor loop.
+
+    .venv/bin/python benchmarks/bench_alphazero.py [--games 256] [--sims 32] [--moves 16] [--threads 1]
+
+For each game: ``--games`` self-play games advance ``--moves`` moves in lockstep, each move one
+batched Gumbel search of ``--sims`` simulations (:class:`agents.az_search.GumbelSearch`) with an
+untrained network of the training's default size (:class:`agents.az_net.AZNet`, 128 x 128, on the
+CPU with ``--threads`` torch threads); printed: self-play positions/s, network evaluations/s
+(positions the network scored) and the share of the time spent in the network. Then one game's
+move (``act``, batch of one) at 100 and 200 simulations, in ms.
+
+**OpenSpiel.** ``open_spiel.python.algorithms.alpha_zero`` needs JAX, flax, optax, chex and orbax
+(not dependencies of this project, and not installed here), so it cannot run as it is. Its actors
+are ``open_spiel.python.algorithms.mcts.MCTSBot`` (a Python tree) with an evaluator that runs the
+network on one leaf at a time (``AlphaZeroEvaluator``, with a cache). The comparison runs that
+loop — ``MCTSBot`` with ``--sims`` simulations and an evaluator calling a torch MLP of the same
+size, one leaf at a time, with a cache — on OpenSpiel's Oware (a mancala with 6 holes a row), in
+the same process. Needs ``open-spiel`` (``pip install .[bench]``). Run on demand, not by the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+import mancala_envs
+from agents.az import AZAgent
+from agents.az_net import build_network, network_config, torch_evaluator
+from agents.az_search import GumbelSearch
+
+
+def timed_evaluator(net):
+    """The network's evaluator, also adding up the seconds spent in it."""
+    inner = torch_evaluator(net)
+    spent = [0.0]
+
+    def evaluate(obs):
+        t = time.perf_counter()
+        out = inner(obs)
+        spent[0] += time.perf_counter() - t
+        return out
+
+    return evaluate, spent
+
+
+def bench_selfplay(name: str, games: int, sims: int, moves: int, seed: int) -> dict[str, float]:
+    game = mancala_envs.get_game(name)
+    config = network_config(game, [128, 128], 20, 10.0)
+    net = build_network(config).eval()
+    evaluate, spent = timed_evaluator(net)
+    search = GumbelSearch(game, games, sims)
+    rng = np.random.default_rng(seed)
+    start = game.initial_states(games)
+    states = start.copy()
+    search.run(states[:1], evaluate)  # compile / load the cache outside the timing
+    spent[0], search.evaluations = 0.0, 0
+    t = time.perf_counter()
+    for _ in range(moves):
+        result = search.run(states, evaluate, rng.gumbel(size=(games, game.num_actions)))
+        game.apply_batch(states, result.action, out=states)
+        over = states[:, game.layout.status] != 0
+        states[over] = start[over]
+    elapsed = time.perf_counter() - t
+    agent = AZAgent(network=net, config=config, sims=100)
+    per_move = {}
+    for s in (100, 200):
+        agent = AZAgent(network=net, config=config, sims=s)
+        state = game.initial_state()
+        agent.act(game, state)
+        t = time.perf_counter()
+        for _ in range(5):
+            agent.act(game, state)
+        per_move[s] = (time.perf_counter() - t) / 5 * 1000
+    return {
+        "positions_per_s": games * moves / elapsed,
+        "evals_per_s": search.evaluations / elapsed,
+        "network_share": spent[0] / elapsed,
+        "ms_100": per_move[100],
+        "ms_200": per_move[200],
+    }
+
+
+def bench_openspiel(sims: int, moves: int, seed: int) -> dict[str, float] | None:
+    try:
+        import pyspiel
+        from open_spiel.python.algorithms import mcts
+    except ImportError:
+        return None
+    game = pyspiel.load_game("oware")
+    size, actions = game.observation_tensor_size(), game.num_distinct_actions()
+    net = torch.nn.Sequential(
+        torch.nn.Linear(size, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128), torch.nn.ReLU()
+    )
+    policy_head, value_head = torch.nn.Linear(128, actions), torch.nn.Linear(128, 1)
+
+    class Evaluator(mcts.Evaluator):
+        """One network call per leaf, cached (OpenSpiel's AlphaZeroEvaluator does the same)."""
+
+        def __init__(self):
+            self.cache: dict[str, tuple[np.ndarray, float]] = {}
+            self.calls = 0
+
+        def _infer(self, state):
+            key = state.observation_string() + str(state.current_player())
+            if key not in self.cache:
+                obs = torch.tensor(state.observation_tensor(), dtype=torch.float32)[None]
+                with torch.inference_mode():
+                    h = net(obs)
+                    p = torch.softmax(policy_head(h), 1)[0].numpy()
+                    v = float(torch.tanh(value_head(h))[0, 0])
+                self.cache[key] = (p, v)
+                self.calls += 1
+            return self.cache[key]
+
+        def evaluate(self, state):
+            v = self._infer(state)[1]
+            return np.array([v, -v]) if state.current_player() == 0 else np.array([-v, v])
+
+        def prior(self, state):
+            if state.is_chance_node():
+                return state.chance_outcomes()
+            p = self._infer(state)[0]
+            legal = state.legal_actions()
+            total = sum(p[a] for a in legal)
+            return [(a, p[a] / total) for a in legal]
+
+    evaluator = Evaluator()
+    bot = mcts.MCTSBot(
+        game,
+        1.25,
+        sims,
+        evaluator,
+        random_state=np.random.RandomState(seed),
+        solve=False,
+        dirichlet_noise=None,
+    )
+    state = game.new_initial_state()
+    bot.step(state)  # warm up
+    evaluator.calls, done = 0, 0
+    t = time.perf_counter()
+    while done < moves:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        evaluator.cache.clear()  # a new position each move: no credit for the cache across moves
+        state.apply_action(bot.step(state))
+        done += 1
+    elapsed = time.perf_counter() - t
+    return {"positions_per_s": done / elapsed, "evals_per_s": evaluator.calls / elapsed}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=256)
+    p.add_argument("--sims", type=int, default=32)
+    p.add_argument("--moves", type=int, default=16)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    print(
+        f"self-play: {args.games} games x {args.sims} simulations, {args.moves} moves, "
+        f"{args.threads} torch thread(s)"
+    )
+    print(
+        "| game | positions/s | network evaluations/s | time in the network | act, 100 sims | act, 200 sims |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in mancala_envs.GAMES:
+        r = bench_selfplay(name, args.games, args.sims, args.moves, args.seed)
+        print(
+            f"| {name} | {r['positions_per_s']:,.0f} | {r['evals_per_s']:,.0f} | {r['network_share']:.0%} "
+            f"| {r['ms_100']:.1f} ms | {r['ms_200']:.1f} ms |",
+            flush=True,
+        )
+    os_moves = max(8, args.moves // 2)
+    r = bench_openspiel(args.sims, os_moves, args.seed)
+    if r is None:
+        print("OpenSpiel: not installed (pip install .[bench])")
+    else:
+        print(
+            f"| OpenSpiel MCTSBot + per-leaf torch evaluator, oware | {r['positions_per_s']:,.1f} "
+            f"| {r['evals_per_s']:,.0f} | | | |"
+        )
+
+
+if __name__ == "__main__":
+    main()

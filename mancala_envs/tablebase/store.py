@@ -1,0 +1,178 @@
+"""A table on disk: a folder with ``header.json`` and two memory-mapped arrays.
+
+- ``values.i8`` — ``int8`` pairs ``(A, B)`` (TABLEBASE.md §2) of every canonical position, in
+  global index order (:mod:`~mancala_envs.tablebase.index`), ``-127`` / ``127`` for -inf / +inf;
+- ``rounds.u16`` — ``uint16`` pairs: the value-iteration round at which ``A`` and ``B`` became final
+  (:mod:`~mancala_envs.tablebase.sweeps`);
+- ``header.json`` — format name and version, the game, its parameters and ruleset (all of it but
+  ``max_plies``, which does not enter a value), ``max_seeds`` (the layers complete), and per layer
+  its size, rounds, build time and the CRC-32 of its bytes in each array.
+
+Layer ``k`` starts at the same offset whatever the table's size, so a table grows by appending
+layers: an interrupted build keeps the layers its header lists and the next one resumes after
+them. The header is replaced atomically only after a layer's bytes are flushed, so it never
+lists a layer that is not on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mancala_envs.game import Game, get_game
+from mancala_envs.rulesets import R_MAX_PLIES
+from mancala_envs.tablebase.index import layer_offsets
+
+FORMAT = "mancala_envs.tablebase"
+VERSION = 1
+HEADER, VALUES, ROUNDS, LOCK = "header.json", "values.i8", "rounds.u16", ".lock"
+CRC_BLOCK = 1 << 26  # bytes per zlib.crc32 call
+
+
+def table_name(game: Game) -> str:
+    """The folder name of ``game``'s table: the game, and En Dodoi's width (``en_dodoi_8``)."""
+    return game.name + (f"_{game.holes_per_row}" if "holes_per_row" in game.params else "")
+
+
+def default_dir() -> Path:
+    """Where tables live by default: ``$MANCALA_TABLEBASE_DIR``, else the per-user cache folder
+    (``$XDG_CACHE_HOME`` or ``~/.cache``) ``/mancala_envs/tablebases``."""
+    if os.environ.get("MANCALA_TABLEBASE_DIR"):
+        return Path(os.environ["MANCALA_TABLEBASE_DIR"]).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache).expanduser() / "mancala_envs" / "tablebases"
+
+
+def default_path(game: Game) -> Path:
+    return default_dir() / table_name(game)
+
+
+def rules_key(game: Game) -> list[int]:
+    """The ruleset vector without ``max_plies``: what a table's values depend on."""
+    return [int(x) for i, x in enumerate(game.rules) if i != R_MAX_PLIES]
+
+
+def new_header(game: Game) -> dict[str, Any]:
+    params = {k: v for k, v in game.params.items() if k != "max_plies"}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game.name,
+        "params": params,
+        "rules": rules_key(game),
+        "holes": 2 * game.holes_per_row,
+        "max_seeds": -1,
+        "layers": [],
+    }
+
+
+def read_header(path: Path) -> dict[str, Any]:
+    """The header of the table folder ``path``; ``ValueError`` naming the problem."""
+    file = path / HEADER
+    if not file.is_file():
+        raise ValueError(f"{path} is not a tablebase: no {HEADER}")
+    try:
+        header = json.loads(file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{file} is damaged: not valid JSON ({e})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{file} is not a {FORMAT} header")
+    if header.get("version") != VERSION:
+        raise ValueError(f"{file} has format version {header.get('version')!r}; this code reads {VERSION}")
+    for key in ("game", "params", "rules", "holes", "max_seeds", "layers"):
+        if key not in header:
+            raise ValueError(f"{file} is damaged: no {key!r}")
+    return header
+
+
+def game_of(header: dict[str, Any], where: Path) -> Game:
+    """The game a header describes (checked against this code's ruleset)."""
+    try:
+        game = get_game(header["game"], **header["params"])
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{where}: the header names no known game ({e})") from None
+    if header["rules"] != rules_key(game) or header["holes"] != 2 * game.holes_per_row:
+        raise ValueError(
+            f"{where}: the table was built for other rules of {table_name(game)} than this code's; rebuild it"
+        )
+    return game
+
+
+def check_game(header: dict[str, Any], game: Game, where: Path) -> None:
+    """``ValueError`` unless the header is a table of ``game`` (any ``max_plies``)."""
+    table_game = game_of(header, where)
+    if table_game.name != game.name or table_game.holes_per_row != game.holes_per_row:
+        raise ValueError(f"{where} is a table of {table_name(table_game)}, not of {table_name(game)}")
+
+
+def crc32(array: np.ndarray) -> int:
+    data = memoryview(np.ascontiguousarray(array)).cast("B")
+    crc = 0
+    for i in range(0, len(data), CRC_BLOCK):
+        crc = zlib.crc32(data[i : i + CRC_BLOCK], crc)
+    return crc
+
+
+def open_arrays(path: Path, positions: int, writable: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The two memory-mapped arrays of ``positions`` rows; writable ones are grown as needed."""
+    arrays = []
+    for name, dtype in ((VALUES, np.int8), (ROUNDS, np.uint16)):
+        file = path / name
+        size = positions * 2 * np.dtype(dtype).itemsize
+        if writable:
+            with open(file, "ab") as fh:
+                if fh.tell() < size:
+                    fh.truncate(size)
+        elif not file.is_file() or file.stat().st_size < size:
+            raise ValueError(f"{file} is damaged: shorter than the {positions} positions its header lists")
+        if positions == 0:
+            arrays.append(np.zeros((0, 2), dtype=dtype))
+            continue
+        arrays.append(np.memmap(file, dtype=dtype, mode="r+" if writable else "r", shape=(positions, 2)))
+    return arrays[0], arrays[1]
+
+
+def verify_layers(path: Path, header: dict[str, Any], values: np.ndarray, rounds: np.ndarray) -> None:
+    """Check every listed layer's size and CRC-32 against the arrays; ``ValueError`` if one differs."""
+    holes = int(header["holes"])
+    offsets = layer_offsets(max(int(header["max_seeds"]), 0), holes)
+    layers = header["layers"]
+    if len(layers) != int(header["max_seeds"]) + 1:
+        raise ValueError(f"{path / HEADER} is damaged: {len(layers)} layers for max_seeds {header['max_seeds']}")
+    for k, layer in enumerate(layers):
+        lo, hi = int(offsets[k]), int(offsets[k + 1])
+        if layer.get("seeds") != k or layer.get("positions") != hi - lo:
+            raise ValueError(f"{path / HEADER} is damaged: layer {k} does not describe {hi - lo} positions")
+        for name, array in ((VALUES, values), (ROUNDS, rounds)):
+            if crc32(array[lo:hi]) != layer.get("crc32", {}).get(name):
+                raise ValueError(f"{path / name} is damaged: layer {k} fails its checksum")
+
+
+def write_header(path: Path, header: dict[str, Any]) -> None:
+    from agents.files import atomic_write  # the project's crash-safe writer
+
+    atomic_write(path / HEADER, json.dumps(header, indent=1) + "\n")
+
+
+@contextmanager
+def build_lock(path: Path) -> Iterator[None]:
+    """Hold the table folder's lock file for a build; ``ValueError`` if another process holds it."""
+    import fcntl
+
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / LOCK, "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ValueError(f"{path} is being built by another process") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
