@@ -9,7 +9,7 @@ EXTRAS ?= dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: train demo test lint bench clean
+.PHONY: train demo test lint bench notebooks clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ demo: $(STAMP)  ## play a seeded random game of each game
 test: $(STAMP)  ## lint, then the whole test suite
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -n 2
+
+notebooks: $(STAMP)  ## run every notebook in full and keep its outputs in the file (NB=01_... for one)
+	cd notebooks && for nb in $(or $(NB),*.ipynb); do \
+		../$(PY) -m jupyter execute --inplace --timeout=-1 "$$nb" || exit 1; done
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

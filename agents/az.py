@@ -103,10 +103,10 @@ class AZAgent(NetworkAgent):
         return torch_evaluator(self.model(game)[0])
 
     def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Masked network logits (divided by ``temperature`` when it samples)."""
+        """Masked network logits (:class:`NetworkAgent` divides them by ``temperature`` when it
+        samples)."""
         out, _ = self.evaluator(game)(np.ascontiguousarray(observations, dtype=np.float32))
-        out = out.astype(np.float64) / (self.temperature if self.sample else 1.0)
-        return np.where(masks.astype(bool), out, -np.inf)
+        return np.where(masks.astype(bool), out.astype(np.float64), -np.inf)
 
     def search(self, game: Game, states: np.ndarray):
         """A :class:`~agents.az_search.SearchResult` for a batch of running packed states."""
@@ -132,6 +132,7 @@ class AZAgent(NetworkAgent):
     def act(self, game: Game, state: State) -> int:
         start = _time.perf_counter()
         mask = require_running(game, state)
+        self.model(game)  # a missing or mismatched model fails on every move, forced ones too
         if self.sims == 0:
             action = super().act(game, state)
         elif mask.sum() == 1:

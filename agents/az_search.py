@@ -240,6 +240,8 @@ class GumbelSearch:
         games, n, tree, rules = roots.shape[0], self.game.num_actions, self.tree, self.game.rules
         if not 1 <= games <= self.batch:
             raise ValueError(f"a search takes 1..{self.batch} root positions, got {games}")
+        if not (roots[:, self.game.layout.mask] != 0).any(axis=1).all():
+            raise ValueError("a search needs running root positions: some rows have no legal move")
         tree.gumbel[:games] = 0.0 if gumbel is None else gumbel
         count = start_roots(tree, np.ascontiguousarray(roots, dtype=np.int32), rules)
         backward(tree, games, rules, *self._evaluate(evaluate, count))

@@ -16,6 +16,7 @@ from agents.greedy import GreedyAgent
 from agents.human import HumanAgent
 from agents.mcts import MCTSAgent
 from agents.minimax import MinimaxAgent
+from agents.perfect import PerfectAgent
 from agents.policy import PolicyAgent
 from agents.rllib_agent import RLlibAgent
 
@@ -72,6 +73,11 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
         RLlibAgent,
         {"path": str, "module": str, "sample": _boolean},
         "rllib:path=DIR[,module=main][,sample=true]",
+    ),
+    "perfect": (
+        PerfectAgent,
+        {"max_seeds": _integer, "path": str, "depth": _integer},
+        "perfect[:max_seeds=K][,path=DIR][,depth=4]",
     ),
     "human": (HumanAgent, {}, "human"),
 }

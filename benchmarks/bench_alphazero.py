@@ -7,7 +7,8 @@ batched Gumbel search of ``--sims`` simulations (:class:`agents.az_search.Gumbel
 untrained network of the training's default size (:class:`agents.az_net.AZNet`, 128 x 128, on the
 CPU with ``--threads`` torch threads); printed: self-play positions/s, network evaluations/s
 (positions the network scored) and the share of the time spent in the network. Then one game's
-move (``act``, batch of one) at 100 and 200 simulations, in ms.
+move (``act``, batch of one, from a position a few random plies in) at 100 and 200 simulations,
+in ms.
 
 **OpenSpiel.** ``open_spiel.python.algorithms.alpha_zero`` needs JAX, flax, optax, chex and orbax
 (not dependencies of this project, and not installed here), so it cannot run as it is. Its actors
@@ -64,11 +65,12 @@ def bench_selfplay(name: str, games: int, sims: int, moves: int, seed: int) -> d
         over = states[:, game.layout.status] != 0
         states[over] = start[over]
     elapsed = time.perf_counter() - t
-    agent = AZAgent(network=net, config=config, sims=100)
+    state = game.initial_state()
+    while game.legal_mask(state).sum() < 2 or state.ply < 6:  # a position with a choice to search
+        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
     per_move = {}
     for s in (100, 200):
         agent = AZAgent(network=net, config=config, sims=s)
-        state = game.initial_state()
         agent.act(game, state)
         t = time.perf_counter()
         for _ in range(5):

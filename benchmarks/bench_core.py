@@ -5,7 +5,9 @@
 (a) a Python loop of ``legal_mask`` + ``apply`` over random playouts vs the same loop over
     pyspiel's ``legal_actions`` + ``apply_action``; target >= 1.0x;
 (b) ``random_games`` (compiled) vs OpenSpiel's C++ game loop (``pyspiel.evaluate_bots`` with two
-    uniform random bots); target >= 2.0x.
+    uniform random bots); target >= 2.0x;
+(c) the same Python loop over the mutable :meth:`Game.cursor` (``legal_actions`` + ``apply`` in
+    place, the path for Python search code) vs the pyspiel loop of (a).
 
 Needs the ``bench`` extra (``pip install -e ".[bench]"``) for pyspiel.
 """
@@ -41,6 +43,19 @@ def ours_python_loop(game, n_games: int):
         while not state.is_over:
             legal = game.legal_mask(state).nonzero()[0]
             state = game.apply(state, int(legal[rr.randrange(len(legal))]))
+            moves += 1
+    return moves, time.perf_counter() - start
+
+
+def ours_cursor_loop(game, n_games: int):
+    rr = random.Random(0)
+    moves = 0
+    start = time.perf_counter()
+    for _ in range(n_games):
+        cursor = game.cursor()
+        while not cursor.is_over:
+            legal = cursor.legal_actions()
+            cursor.apply(legal[rr.randrange(len(legal))])
             moves += 1
     return moves, time.perf_counter() - start
 
@@ -92,6 +107,7 @@ def main() -> None:
     oware = pyspiel.load_game("oware")
     for game, _ in [(mancala_envs.get_game(name, **params), None) for name, params in GAMES]:
         ours_python_loop(game, 2)
+        ours_cursor_loop(game, 2)
         mancala_envs.random_games(game, 10)  # compile / load the kernels before timing
 
     spiel_loop = best_of(args.repeats, lambda: pyspiel_python_loop(oware, loop_games))
@@ -100,13 +116,20 @@ def main() -> None:
         f"OpenSpiel oware: python loop {spiel_loop:>12,.0f} moves/s | "
         f"C++ evaluate_bots {spiel_c:>12,.0f} moves/s"
     )
-    print(f"{'game':<14}{'(a) loop moves/s':>18}{'ratio':>8}{'(b) random_games':>20}{'ratio':>8}")
+    print(
+        f"{'game':<14}{'(a) loop moves/s':>18}{'ratio':>8}{'(b) random_games':>20}{'ratio':>8}"
+        f"{'(c) cursor loop':>18}{'ratio':>8}"
+    )
     for name, params in GAMES:
         game = mancala_envs.get_game(name, **params)
         loop = best_of(args.repeats, lambda game=game: ours_python_loop(game, loop_games))
         batch = best_of(args.repeats, lambda game=game: ours_compiled(game, batch_games))
-        print(f"{name:<14}{loop:>18,.0f}{loop / spiel_loop:>7.2f}x{batch:>20,.0f}{batch / spiel_c:>7.2f}x")
-    print("targets: (a) >= 1.0x, (b) >= 2.0x")
+        cursor = best_of(args.repeats, lambda game=game: ours_cursor_loop(game, loop_games))
+        print(
+            f"{name:<14}{loop:>18,.0f}{loop / spiel_loop:>7.2f}x{batch:>20,.0f}{batch / spiel_c:>7.2f}x"
+            f"{cursor:>18,.0f}{cursor / spiel_loop:>7.2f}x"
+        )
+    print("targets: (a) >= 1.0x, (b) >= 2.0x; (c) is the in-place path, for comparison with (a)")
 
 
 if __name__ == "__main__":

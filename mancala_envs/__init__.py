@@ -7,7 +7,8 @@ helper. Environments: the PettingZoo modules ``songo_ewondo_v0``, ``sadeqa_ii_v0
 """
 
 import mancala_envs._numba_cache  # noqa: F401  (first: keys numba's cache on the kernels' sources)
-from mancala_envs.game import Game, RandomGames, get_game, outcome, random_games
+from mancala_envs.game import Game, get_game, outcome
+from mancala_envs.random_play import RandomGames, random_games
 from mancala_envs.registration import register_envs
 from mancala_envs.rulesets import RULESETS, Ruleset
 from mancala_envs.state import IllegalMoveError, State

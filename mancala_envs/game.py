@@ -1,6 +1,7 @@
 """The public core API of RULES.md §5: :func:`get_game`, :class:`Game` (with :class:`State` and
 :class:`IllegalMoveError` from :mod:`mancala_envs.state`), batched kernels for speed-critical
-users (:meth:`Game.apply_batch`, :func:`random_games`) and a mutable :meth:`Game.cursor`.
+users (:meth:`Game.apply_batch`; :func:`~mancala_envs.random_play.random_games`) and a mutable
+:meth:`Game.cursor`.
 
 A :class:`Game` is a thin interpreter of one frozen :class:`~mancala_envs.rulesets.Ruleset`; every
 rule lives in :mod:`mancala_envs.core`. States are immutable: ``apply`` returns a new one. Every
@@ -11,7 +12,7 @@ for actions) naming the problem; the kernels trust what they get.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -19,22 +20,10 @@ from mancala_envs.core import checks, engine
 from mancala_envs.core.batch import step_batch, view_batch, view_into
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
-from mancala_envs.core.rollout import play_random_games
 from mancala_envs.rulesets import Ruleset, get_ruleset
 from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
-__all__ = ["Game", "IllegalMoveError", "RandomGames", "State", "get_game", "outcome", "random_games"]
-
-
-class RandomGames(NamedTuple):
-    """Results of :func:`random_games`, one entry per game."""
-
-    winner: np.ndarray  # int8: 0, 1, -1 draw, -2 truncated (no winner)
-    plies: np.ndarray  # int32
-    captured: np.ndarray  # int32, shape (n_games, 2)
-    truncated: np.ndarray  # bool
-    legal_moves: np.ndarray | None  # int64: legal moves summed over each game's plies (branching
-    # factor = legal_moves / plies); only with random_games(..., count_legal_moves=True)
+__all__ = ["Game", "IllegalMoveError", "State", "get_game", "outcome"]
 
 
 def as_int(value: object, what: str) -> int:
@@ -399,25 +388,3 @@ def get_game(name: str, **params: object) -> Game:
     """The game ``name`` (``"songo_ewondo"``, ``"sadeqa_ii"`` or ``"en_dodoi"``) with optional
     ``max_plies`` (default 1000) and, for En Dodoi, ``holes_per_row`` (6..10, default 8)."""
     return Game(get_ruleset(name, **params))
-
-
-def random_games(
-    game: Game, n_games: int, seed: int = 0, first_player: int = 0, count_legal_moves: bool = False
-) -> RandomGames:
-    """Play ``n_games`` games between uniformly random players inside compiled code.
-
-    Every choice is drawn from ``numpy.random.default_rng(seed)``: the same seed gives the same
-    arrays. ``winner`` is 0, 1, -1 (draw) or -2 (truncated at ``max_plies``, no winner).
-    ``count_legal_moves=True`` also sums the legal moves of every ply (the branching factor); it
-    computes every legal mask, so relay games run several times slower."""
-    if not isinstance(game, Game):
-        raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
-    n_games = as_int(n_games, "n_games")
-    if n_games < 0:
-        raise ValueError(f"n_games must be non-negative, got {n_games}")
-    player = game._player(first_player, "first_player")
-    rng = np.random.default_rng(seed)
-    winner, plies, captured, truncated, legal = play_random_games(
-        game.rules, n_games, player, rng, bool(count_legal_moves)
-    )
-    return RandomGames(winner, plies, captured, truncated, legal if count_legal_moves else None)

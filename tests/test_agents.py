@@ -1,4 +1,5 @@
-"""The baseline agents: registry, legality, determinism, search correctness, policy, human, strength."""
+"""The baseline agents: registry, legality, determinism, search correctness, policy, human, strength.
+(Over 400 lines: one contract, the agent protocol, checked for every agent in one place.)"""
 
 from __future__ import annotations
 

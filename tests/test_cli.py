@@ -173,3 +173,58 @@ def test_tournament_odd_games_is_a_one_line_error(registry, tmp_path, capsys):
     ]
     assert main(argv) == 2
     assert "positive even integer" in error_line(capsys)
+
+
+def test_version(capsys):
+    from mancala_envs import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"mancala (mancala_envs) {__version__}"
+
+
+def test_replay_writes_a_gif(record_file, tmp_path, capsys):
+    from PIL import Image
+
+    gif = tmp_path / "game.gif"
+    assert main(["replay", str(record_file), "--game", "1", "--gif", str(gif)]) == 0
+    assert f"wrote {gif}" in capsys.readouterr().out
+    rec = load_records(record_file)[1]
+    with Image.open(gif) as im:
+        assert im.n_frames == rec.plies + 1
+
+
+def test_q_quits_human_play(registry, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert main(["play", "songo_ewondo", "--p0", "human", "--p1", "random"]) == 0
+    assert "quit at ply 0; game abandoned" in capsys.readouterr().out
+
+
+def test_compile_note_only_when_the_cache_is_cold(monkeypatch, capsys):
+    from agents import compile_note
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Tty())
+    monkeypatch.setattr(compile_note, "_said", False)
+    monkeypatch.setattr(compile_note, "cache_is_warm", lambda: True)
+    compile_note.announce_compilation()
+    assert sys.stderr.getvalue() == ""
+    monkeypatch.setattr(compile_note, "cache_is_warm", lambda: False)
+    monkeypatch.setattr(compile_note.atexit, "register", lambda f: None)
+    compile_note.announce_compilation()
+    compile_note.announce_compilation()  # once per process
+    assert sys.stderr.getvalue() == "compiling kernels (first run only)…\n"
+
+
+def test_every_training_and_evaluation_option_has_help():
+    from training.common import build_parser
+    from training.evaluate import build_parser as evaluate_parser
+    from training.train_ppo import Args
+    from training.train_rllib import build_parser as rllib_parser
+
+    for parser in (rllib_parser(), evaluate_parser(), build_parser(Args, "mancala train", "")):
+        missing = [a.dest for a in parser._actions if a.help in (None, "") and a.dest != "help"]
+        assert not missing, f"{parser.prog}: options without help: {missing}"
+        assert "(default None)" not in parser.format_help() and "(8) (default" not in parser.format_help()

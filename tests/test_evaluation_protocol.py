@@ -145,3 +145,17 @@ def test_default_suite_for_a_match_has_as_many_openings_as_pairs():
     game = get_game("songo_ewondo")
     assert len(resolve_openings(game, "default", 25)) == 25
     assert resolve_openings(game, "none", 25) is None
+
+
+def test_suite_balance_is_the_movers_mean_score():
+    from agents.arena import play_game
+    from agents.openings import suite_balance
+
+    game = get_game("songo_ewondo")
+    mean, games, (lo, hi) = suite_balance(game, "greedy", n=12, seed=3)
+    openings = random_openings(game, 12)
+    expect = [
+        play_game(game, "greedy", "greedy", seed=3 + k, start=s).score_of(s.to_move)
+        for k, s in enumerate(openings)
+    ]
+    assert games == 12 and mean == pytest.approx(np.mean(expect)) and lo <= mean <= hi

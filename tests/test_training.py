@@ -4,6 +4,7 @@ loads as an agent, determinism, resume, Ctrl-C) and the evaluation against the a
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -329,3 +330,30 @@ def test_cuda_without_a_gpu_is_an_error(tmp_path, capsys):
     assert train_main([*TINY, "--device", "cuda", "--out", str(tmp_path / "r")]) == 2
     assert "no CUDA device is available" in capsys.readouterr().err
     assert not (tmp_path / "r" / "config.json").exists()  # nothing recorded as if it had run
+
+
+def test_eval_optimality_logs_the_learners_rate_on_the_shipped_suite(tmp_path):
+    """``--eval-optimality``: each evaluation scores the learner on the game's shipped suite; the
+    last one is agents.optimality of the saved policy (a run's own max_plies does not matter)."""
+    from agents.optimality import optimality
+    from mancala_envs.tablebase.suites import load_suite
+
+    run = tmp_path / "optimality"
+    train(*TINY, "--game", "sadeqa_ii", "--max-plies", "60", "--eval-optimality", "--out", str(run))
+    rows = list(csv.DictReader((run / "optimality.csv").open()))
+    assert [int(r["timesteps"]) for r in rows] == [1024, 2048]
+    game = get_game("sadeqa_ii")
+    suite = load_suite(game)
+    for r in rows:
+        blunders = int(r["win_to_draw"]) + int(r["win_to_loss"]) + int(r["draw_to_loss"])
+        assert int(r["positions"]) == len(suite) == int(r["optimal"]) + blunders
+        assert 0.0 <= float(r["ci_low"]) <= float(r["rate"]) <= float(r["ci_high"]) <= 1.0
+        assert float(r["rate"]) == pytest.approx(int(r["optimal"]) / len(suite))
+    saved = optimality(game, make_agent(f"policy:path={run / 'policy.json'}"), suite, seed=2024)
+    assert int(rows[-1]["optimal"]) == saved.optimal
+    logged = list(csv.DictReader((run / "logs" / "session0" / "progress.csv").open()))
+    tensorboard = [float(r["eval/optimality"]) for r in logged if r.get("eval/optimality")]
+    assert tensorboard == [pytest.approx(float(r["rate"])) for r in rows]
+    assert json.loads((run / "state.json").read_text())["optimality"][-1]["optimal"] == saved.optimal
+    with pytest.raises(ValueError, match="no optimality suite"):
+        resolve_args(["--game", "en_dodoi", "--holes-per-row", "6", "--eval-optimality"])

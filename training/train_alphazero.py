@@ -16,11 +16,11 @@ per simulation). The move played is the search's action (Gumbel noise of scale
 ``softmax(logits + sigma(completed Q))`` as its policy target. A game that ends — or whose result
 is decided (in a game won on captures, one player holds more than half the seeds) — gives every
 one of its positions the result for the player who moved there (+1 / 0 / -1, credited by player
-id), or, with ``--tablebase FILE``, the exact value where the table covers the position. A new
-game starts from a random opening (``opening_share`` of the time) or the initial position.
+id). A new game starts from a random opening (``opening_share`` of the time) or the initial position.
+(:mod:`training.az_selfplay`; the run folder's bookkeeping is :mod:`training.az_run`.)
 
 **Learning.** Positions go into a replay buffer of the last ``replay_size``; after every
-``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` Adam
+``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` AdamW
 steps on ``cross-entropy(policy target, masked logits) + value_weight * (value - result)^2``.
 
 **Evaluation** every ``eval_every`` self-play positions and at the end: the agent (``az`` with
@@ -35,7 +35,8 @@ training wall time.
 ``git_revision.txt``, ``az.json`` + ``az.pt`` (the latest network in the agent's safe format:
 ``make_agent("az:path=RUN/az.json")``), ``checkpoint.pt`` (network and optimizer, read with
 ``weights_only=True``), ``replay.npz`` (the buffer, no pickles), ``state.json`` (counters, timing,
-evaluation history; written last), ``eval.csv``, ``logs/session<k>/`` (TensorBoard),
+evaluation history; written last), ``metrics.csv`` (one row per iteration: throughput, losses),
+``eval.csv``, ``logs/session<k>/`` (TensorBoard),
 ``learning_curve.png``, and at the end ``report.md`` / ``report.json``.
 
 **Budget, resume, Ctrl-C.** Training stops at ``total_positions`` self-play positions or after
@@ -52,9 +53,6 @@ budget (``max_minutes`` stops where the machine's speed says).
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -63,8 +61,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.files import atomic_write, read_json
+from agents.files import read_json
 from mancala_envs import GAMES, Game, get_game
+from training.az_run import Run, summary_writer
+from training.az_selfplay import Replay, SelfPlay
 from training.common import (
     build_parser,
     default_run_folder,
@@ -75,20 +75,6 @@ from training.common import (
 )
 
 RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
-EVAL_COLUMNS = (
-    "positions",
-    "minutes",
-    "agent",
-    "opponent",
-    "pairs",
-    "games",
-    "wins",
-    "draws",
-    "losses",
-    "score",
-    "ci_low",
-    "ci_high",
-)
 
 
 @dataclass
@@ -111,7 +97,7 @@ class Args:
     torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     # self-play and search
     games: int = field(default=256, metadata={"help": "self-play games played at once"})
-    sims: int = field(default=32, metadata={"help": "simulations per self-play move"})
+    sims: int = field(default=16, metadata={"help": "simulations per self-play move"})
     max_considered: int = field(default=16, metadata={"help": "root actions sampled (Gumbel-top-k)"})
     c_visit: float = field(default=50.0, metadata={"help": "sigma(q) = (c_visit + max N) * c_scale * q"})
     c_scale: float = field(default=0.1, metadata={"help": "see c_visit"})
@@ -120,14 +106,11 @@ class Args:
         default=0.5, metadata={"help": "share of games started from random openings"}
     )
     train_openings: int = field(default=2000, metadata={"help": "random openings self-play starts from"})
-    tablebase: str | None = field(
-        default=None, metadata={"help": "value targets from this tablebase (none: off)"}
-    )
     # network and learning
     hidden: list[int] = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layers"})
     one_hot_max: int = field(default=20, metadata={"help": "one-hot seed counts 0..N in the input"})
     obs_scale: float = field(default=10.0, metadata={"help": "the input's counts x scale / total seeds"})
-    learning_rate: float = field(default=1e-3, metadata={"help": "Adam learning rate"})
+    learning_rate: float = field(default=2e-3, metadata={"help": "AdamW learning rate"})
     weight_decay: float = field(default=1e-4, metadata={"help": "AdamW weight decay"})
     batch_size: int = field(default=512, metadata={"help": "positions per update"})
     replay_size: int = field(default=200_000, metadata={"help": "positions kept in the replay buffer"})
@@ -202,8 +185,6 @@ def check_args(a: Args) -> None:
         raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
     if a.seed < 0 or a.eval_seed < 0:
         raise ValueError("seeds must be non-negative integers")
-    if a.tablebase is not None and not Path(a.tablebase).exists():
-        raise ValueError(f"--tablebase {a.tablebase}: no such file")
     make_game(a)
     for spec in [*a.eval_opponents, *a.eval_net_opponents]:
         make_agent(spec)  # raises ValueError for a bad spec
@@ -214,138 +195,6 @@ def make_game(a: Args) -> Game:
         k: v for k, v in (("holes_per_row", a.holes_per_row), ("max_plies", a.max_plies)) if v is not None
     }
     return get_game(a.game, **params)
-
-
-class Replay:
-    """A ring buffer of training positions: the mover's raw-count view, his legal mask, the policy
-    target and the value target."""
-
-    FIELDS = ("obs", "mask", "policy", "value")
-
-    def __init__(self, game: Game, capacity: int):
-        self.capacity, self.size, self.next = capacity, 0, 0
-        self.obs = np.zeros((capacity, game.observation_size), dtype=np.float32)
-        self.mask = np.zeros((capacity, game.num_actions), dtype=bool)
-        self.policy = np.zeros((capacity, game.num_actions), dtype=np.float32)
-        self.value = np.zeros(capacity, dtype=np.float32)
-
-    def add(self, obs: np.ndarray, mask: np.ndarray, policy: np.ndarray, value: np.ndarray) -> None:
-        rows = (self.next + np.arange(len(obs))) % self.capacity
-        self.obs[rows], self.mask[rows], self.policy[rows], self.value[rows] = obs, mask, policy, value
-        self.next = int((self.next + len(obs)) % self.capacity)
-        self.size = min(self.capacity, self.size + len(obs))
-
-    def sample(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, ...]:
-        idx = rng.integers(0, self.size, k)
-        return tuple(getattr(self, f)[idx] for f in self.FIELDS)
-
-    def to_bytes(self) -> bytes:
-        buf = io.BytesIO()
-        n = self.size
-        np.savez(buf, next=self.next, **{f: getattr(self, f)[:n] for f in self.FIELDS})
-        return buf.getvalue()
-
-    def load(self, path: Path) -> None:
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                n = len(data["value"])
-                for f in self.FIELDS:
-                    getattr(self, f)[: min(n, self.capacity)] = data[f][: self.capacity]
-                self.size, self.next = min(n, self.capacity), int(data["next"]) % self.capacity
-        except (OSError, KeyError, ValueError) as e:
-            raise ValueError(f"{path}: not a replay buffer of this run ({type(e).__name__}: {e})") from None
-
-
-class SelfPlay:
-    """``games`` games in lockstep, one batched search per move (module docstring)."""
-
-    def __init__(self, a: Args, game: Game, evaluate: Any, rng: np.random.Generator, starts: list[Any]):
-        from agents.az_search import GumbelSearch
-
-        self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
-        self.search = GumbelSearch(game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale)
-        self.states = np.zeros((a.games, game.state_size), dtype=np.int32)
-        horizon = game.max_plies + 1
-        self.pending_obs = np.zeros((a.games, horizon, game.observation_size), dtype=np.float32)
-        self.pending_mask = np.zeros((a.games, horizon, game.num_actions), dtype=bool)
-        self.pending_policy = np.zeros((a.games, horizon, game.num_actions), dtype=np.float32)
-        self.pending_mover = np.zeros((a.games, horizon), dtype=np.int8)
-        self.length = np.zeros(a.games, dtype=np.int64)
-        self.tablebase = load_tablebase(a.tablebase, game) if a.tablebase else None
-        self.finished_games = 0
-        for i in range(a.games):
-            self.new_game(i)
-
-    def new_game(self, i: int) -> None:
-        use_opening = self.starts and self.rng.random() < self.a.opening_share
-        start = (
-            self.starts[int(self.rng.integers(len(self.starts)))]
-            if use_opening
-            else self.game.initial_state()
-        )
-        self.states[i] = start.array
-        self.length[i] = 0
-
-    def step(self, replay: Replay) -> int:
-        """One move of every game; finished games go to ``replay``. Returns the positions searched."""
-        from agents.az_search import known_results
-
-        game, a = self.game, self.a
-        gumbel = (
-            a.gumbel_scale * self.rng.gumbel(size=(a.games, game.num_actions)) if a.gumbel_scale else None
-        )
-        result = self.search.run(self.states, self.evaluate, gumbel)
-        rows, t = np.arange(a.games), self.length
-        movers = self.states[:, game.layout.to_move]
-        self.pending_obs[rows, t] = game.counts_batch(self.states, movers)
-        self.pending_mask[rows, t] = self.states[:, game.layout.mask] != 0
-        self.pending_policy[rows, t] = result.policy
-        self.pending_mover[rows, t] = movers
-        self.length += 1
-        game.apply_batch(self.states, result.action, out=self.states)
-        known, value = known_results(self.states, game.rules)
-        for i in np.flatnonzero(known):
-            self.finish(i, float(value[i]), replay)
-        return a.games
-
-    def finish(self, i: int, value0: float, replay: Replay) -> None:
-        """Game ``i`` is over with ``value0`` for player 0: its positions go to ``replay``."""
-        k = int(self.length[i])
-        movers = self.pending_mover[i, :k].astype(np.float32)
-        values = value0 * (1.0 - 2.0 * movers)  # each position's result for its mover
-        if self.tablebase is not None:
-            values = self.tablebase_values(i, values)
-        replay.add(self.pending_obs[i, :k], self.pending_mask[i, :k], self.pending_policy[i, :k], values)
-        self.finished_games += 1
-        self.new_game(i)
-
-    def tablebase_values(self, i: int, values: np.ndarray) -> np.ndarray:
-        """The exact value (for the mover) of every position the table covers; the result elsewhere."""
-        n = self.game.holes_per_row
-        out = values.copy()
-        for t in range(len(values)):
-            obs = self.pending_obs[i, t]
-            if obs[2 * n + 2 :].any():  # a pending opening move (Sadeqa II): never in a table
-                continue
-            board = np.concatenate([obs[:n], obs[n : 2 * n]]).astype(np.int64)  # the mover's view, seat 0
-            state = self.game.state_from(board, obs[2 * n : 2 * n + 2].astype(np.int64), to_move=0)
-            if self.tablebase.covers(state):
-                out[t] = float(self.tablebase.outcome(state))
-        return out
-
-
-def load_tablebase(path: str, game: Game) -> Any:
-    """The tablebase at ``path`` (``mancala_envs.tablebase``, imported only when asked for)."""
-    try:
-        from mancala_envs import tablebase
-    except ImportError:
-        raise ValueError(
-            "--tablebase: mancala_envs.tablebase is not available in this installation"
-        ) from None
-    table = tablebase.load(path)
-    if table.game != game:
-        raise ValueError(f"--tablebase {path} is a table of {table.game!r}, not {game!r}")
-    return table
 
 
 def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Generator, device: str) -> dict:
@@ -363,131 +212,15 @@ def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Gene
     optimizer.step()
     entropy = -(policy * torch.log(policy.clamp_min(1e-12))).sum(1).mean()
     return {
-        "loss/policy": policy_loss.item(),
-        "loss/value": value_loss.item(),
-        "loss/policy_kl": (policy_loss - entropy).item(),  # cross-entropy minus the target's entropy
+        "loss_policy": policy_loss.item(),
+        "loss_value": value_loss.item(),
+        "loss_policy_kl": (policy_loss - entropy).item(),  # cross-entropy minus the target's entropy
     }
-
-
-class Run:
-    """The run folder: checkpoints, evaluations, logs, the learning curve."""
-
-    def __init__(self, a: Args, run: Path, game: Game, command: str, state: dict[str, Any], device: str):
-        self.a, self.run, self.game, self.command, self.device = a, run, game, command, device
-        self.positions = int(state.get("positions", 0))
-        self.updates = int(state.get("updates", 0))
-        self.history: list[dict[str, Any]] = state.get("evals", [])
-        self.wall = float(state.get("wall_seconds", 0.0))
-        self.cpu = float(state.get("cpu_seconds", 0.0))
-        self.started, self.cpu_started = time.perf_counter(), time.process_time()
-
-    def minutes(self) -> float:
-        return (self.wall + time.perf_counter() - self.started) / 60
-
-    def az_config(self) -> dict[str, Any]:
-        from agents.az_net import network_config
-        from training.common import git_revision
-
-        config = network_config(self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale)
-        search = {k: getattr(self.a, k) for k in ("sims", "max_considered", "c_visit", "c_scale")}
-        trained = {"positions": self.positions, "updates": self.updates, "minutes": round(self.minutes(), 2)}
-        return {
-            **config,
-            "search": search,
-            "trained": {**trained, "command": self.command, "git": git_revision()},
-        }
-
-    def save(self, net: Any, optimizer: Any, replay: Replay) -> None:
-        """Network files, checkpoint and buffer first, ``state.json`` last (never ahead of them)."""
-        import torch
-
-        from agents.az_net import save_network
-
-        save_network(net, self.run / "az", self.az_config())
-        buf = io.BytesIO()
-        torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict()}, buf)
-        atomic_write(self.run / "checkpoint.pt", buf.getvalue())
-        atomic_write(self.run / "replay.npz", replay.to_bytes())
-        state = {
-            "positions": self.positions,
-            "updates": self.updates,
-            "evals": self.history,
-            "wall_seconds": self.minutes() * 60,
-            "cpu_seconds": self.cpu + time.process_time() - self.cpu_started,
-        }
-        atomic_write(self.run / "state.json", json.dumps(state, indent=1))
-
-    def evaluate(self, net: Any, n_games: int, progress: bool = False) -> list[Any]:
-        from agents.az import AZAgent
-        from training.evaluate import evaluate
-
-        config = self.az_config()
-        results = []
-        for sims, opponents in ((self.a.eval_sims, self.a.eval_opponents), (0, self.a.eval_net_opponents)):
-            if opponents:
-                agent = AZAgent(network=net, config=config, sims=sims)
-                agent.name = f"learner:sims={sims}"
-                results += evaluate(
-                    self.game, agent, opponents, n_games, self.a.eval_seed, "default", progress
-                )
-        return results
-
-    def periodic_evaluation(self, net: Any, writer: Any) -> None:
-        net.eval()
-        start = time.perf_counter()
-        results = self.evaluate(net, self.a.eval_games)
-        minutes = round(self.minutes(), 3)
-        for res in results:
-            lo, hi = res.confidence_interval()
-            values = (self.positions, minutes, res.a, res.b, res.pairs, res.games, res.wins, res.draws)
-            values += (res.losses, res.score, lo, hi)
-            self.history.append(dict(zip(EVAL_COLUMNS, values, strict=True)))
-            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, self.positions)
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=EVAL_COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(self.history)
-        atomic_write(self.run / "eval.csv", buf.getvalue())
-        self.plot()
-        scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
-        print(
-            f"[{self.positions} positions, {minutes:.1f} min] "
-            f"eval ({time.perf_counter() - start:.0f} s): {scores}",
-            flush=True,
-        )
-
-    def plot(self) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(7, 4))
-        keys = sorted({(r["agent"], r["opponent"]) for r in self.history})
-        for agent, opp in keys:
-            rows = [r for r in self.history if (r["agent"], r["opponent"]) == (agent, opp)]
-            x = [r["minutes"] for r in rows]
-            ax.plot(x, [r["score"] for r in rows], marker="o", label=f"{agent.split(':')[1]} vs {opp}")
-            ax.fill_between(x, [r["ci_low"] for r in rows], [r["ci_high"] for r in rows], alpha=0.12)
-        ax.set(
-            xlabel="training wall time (minutes)",
-            ylabel="score",
-            ylim=(0, 1),
-            title=f"AlphaZero: {self.game.name}",
-        )
-        ax.axhline(0.5, color="grey", lw=0.5)
-        ax.legend(fontsize=7, loc="lower right")
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110)
-        plt.close(fig)
-        atomic_write(self.run / "learning_curve.png", buf.getvalue())
 
 
 def train(a: Args, argv: list[str]) -> int:
     """Run (or resume) the training described by ``a``; returns the exit status."""
     import torch
-    from torch.utils.tensorboard import SummaryWriter
 
     from agents import interrupts
     from agents.arena import derive_seed
@@ -535,7 +268,7 @@ def train(a: Args, argv: list[str]) -> int:
         print(f"{run} has no checkpoint yet: starting it from scratch", flush=True)
     suite = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
     selfplay = SelfPlay(a, game, torch_evaluator(net), rng, suite)
-    writer = SummaryWriter(str(next_session(run)))
+    writer = summary_writer(next_session(run))
     budget = f"{a.total_positions} positions" + (f" or {a.max_minutes} min" if a.max_minutes else "")
     print(f"training az on {game.name} in {run}: {budget}, device {device}", flush=True)
 
@@ -555,30 +288,20 @@ def train(a: Args, argv: list[str]) -> int:
                 for _ in range(a.moves_per_iteration):
                     book.positions += selfplay.step(replay)
                     interrupts.check()
-                t1 = time.perf_counter()
-                writer.add_scalar(
-                    "selfplay/positions_per_second",
-                    a.games * a.moves_per_iteration / (t1 - t0),
-                    book.positions,
-                )
-                writer.add_scalar(
-                    "selfplay/evaluations_per_second",
-                    (selfplay.search.evaluations - evals0) / (t1 - t0),
-                    book.positions,
-                )
-                writer.add_scalar("selfplay/finished_games", selfplay.finished_games, book.positions)
+                seconds = time.perf_counter() - t0
+                row = {
+                    "positions_per_second": a.games * a.moves_per_iteration / seconds,
+                    "evaluations_per_second": (selfplay.search.evaluations - evals0) / seconds,
+                    "finished_games": selfplay.finished_games,
+                }
                 if replay.size >= max(a.min_replay, a.batch_size):
                     net.train()
                     steps = max(1, round(a.sample_reuse * a.games * a.moves_per_iteration / a.batch_size))
                     for _ in range(steps):
-                        losses = learn(net, optimizer, replay, a, rng, device)
+                        row |= learn(net, optimizer, replay, a, rng, device)
                         book.updates += 1
                         interrupts.check()
-                    for key, value in losses.items():
-                        writer.add_scalar(key, value, book.positions)
-                    writer.add_scalar(
-                        "learn/updates_per_second", steps / (time.perf_counter() - t1), book.positions
-                    )
+                book.log_iteration(row | {"updates": book.updates, "minutes": book.minutes()}, writer)
                 if book.positions >= next_eval:
                     next_eval += a.eval_every
                     book.periodic_evaluation(net, writer)

@@ -1,4 +1,5 @@
-"""Train a MaskablePPO agent for one mancala game by self-play against an opponent pool.
+"""Train a MaskablePPO agent for one mancala game by self-play against an opponent pool (the
+run-folder side — checkpoints, evaluations, snapshots — is :mod:`training.ppo_trainer`).
 
 One readable script in the CleanRL manner: the arguments are the fields of :class:`Args`
 (``--total-timesteps``, ``--num-envs``, ... one flag per field), their defaults come from
@@ -20,7 +21,10 @@ every episode is drawn from the :class:`~training.opponents.OpponentPool`.
 plays :func:`agents.arena.play_match` against each of ``eval_opponents`` over the game's default
 opening suite, ``eval_games`` games (``eval_games / 2`` openings, both seatings) with the fixed seed
 ``eval_seed``. Scores, intervals over the opening pairs and distinct games go to TensorBoard
-(``eval/score_vs_<opponent>``) and ``eval.csv``. Each evaluation then writes the checkpoint and
+(``eval/score_vs_<opponent>``) and ``eval.csv``. With ``--eval-optimality`` the learner also moves
+once in each position of the game's shipped optimality suite (:mod:`agents.optimality`): the share
+of outcome-preserving moves goes to ``eval/optimality`` and ``optimality.csv`` (with its interval
+and the blunders by kind). Each evaluation then writes the checkpoint and
 decides the snapshot. At the end, ``final_eval_games`` games per opponent give ``report.md`` /
 ``report.json`` and the table printed, for the same final model as the last ``eval.csv`` rows.
 
@@ -29,9 +33,10 @@ decides the snapshot. At the end, ``final_eval_games`` games per opponent give `
 ``git_revision.txt``, ``policy.json`` + ``policy.pt`` (the latest policy in the safe format of
 :mod:`agents.policy_files`: ``make_agent("policy:path=RUN/policy.json")``), ``best_policy.*``
 (best mean evaluation score), ``model.zip`` (the full checkpoint for ``--resume``), ``state.json``
-(steps, evaluation history, snapshots), ``snapshots/*.pt``, ``eval.csv``, ``logs/session<k>/``
-(TensorBoard events and SB3's ``progress.csv``), ``report.md``, ``report.json``,
-``learning_curve.png``. Every file is written through a temporary file and a rename.
+(steps, evaluation history, snapshots), ``snapshots/*.pt``, ``eval.csv``, ``optimality.csv``
+(``--eval-optimality``), ``logs/session<k>/`` (TensorBoard events and SB3's ``progress.csv``),
+``report.md``, ``report.json``, ``learning_curve.png``. Every file is written through a temporary
+file and a rename.
 
 **Resume and Ctrl-C.** ``--resume RUN`` reloads ``config.json`` (``--total-timesteps``,
 ``--torch-threads`` and ``--progress-bar`` may be changed), ``model.zip`` (read without unpickling
@@ -49,19 +54,11 @@ deterministically from its checkpoint but reseeds the env and the pool there.
 from __future__ import annotations
 
 import copy
-import csv
-import io
-import json
 import sys
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-from stable_baselines3.common.vec_env import VecEnvWrapper
-
-from agents.files import atomic_write, read_json
+from agents.files import read_json
 from mancala_envs import GAMES, Game, get_game
 from training.common import (
     build_parser,
@@ -73,22 +70,18 @@ from training.common import (
     resume_config,
 )
 from training.features import SeedFeatures  # noqa: F401  (0.1 checkpoints pickled this path)
+from training.ppo_trainer import (  # noqa: F401  (re-exported: the script's parts by their old names)
+    EVAL_COLUMNS,
+    CaptureShaping,
+    Trainer,
+    load_checkpoint,
+    optimality_suite,
+    policy_config,
+    policy_kwargs,
+)
 
 CONFIG_FILE = Path(__file__).with_name("configs.toml")
 RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resume may change
-EVAL_COLUMNS = (
-    "timesteps",
-    "opponent",
-    "pairs",
-    "games",
-    "distinct",
-    "wins",
-    "draws",
-    "losses",
-    "score",
-    "ci_low",
-    "ci_high",
-)
 
 
 @dataclass
@@ -139,6 +132,10 @@ class Args:
         metadata={"help": "agent specs the learner is evaluated against"},
     )
     eval_seed: int = field(default=2024, metadata={"help": "arena seed of every evaluation"})
+    eval_optimality: bool = field(
+        default=False,
+        metadata={"help": "also score each evaluation's learner on the game's shipped optimality suite"},
+    )
     # opponent pool
     pool: list[str] = field(
         default_factory=lambda: ["random@0.15", "greedy@0.3", "minimax:depth=1@0.15", "minimax:depth=2@0.4"],
@@ -146,40 +143,6 @@ class Args:
     )
     snapshot_weight: float = field(default=0.3, metadata={"help": "total draw weight of the snapshots"})
     max_snapshots: int = field(default=5, metadata={"help": "frozen learner snapshots kept"})
-
-
-class CaptureShaping(VecEnvWrapper):
-    """Potential-based shaping (Ng, Harada & Russell 1999) on the capture difference:
-    ``Φ = weight * (learner's captured - opponent's captured) / total_seeds``, ``Φ = 0`` at the end of
-    an episode; each step's reward gains ``gamma * Φ(next) - Φ(now)``. The optimal policies are
-    unchanged; captures only give earlier credit. For games won on captures; ``weight=0``: off."""
-
-    def __init__(self, venv: Any, weight: float, gamma: float):
-        super().__init__(venv)
-        self.weight, self.gamma = float(weight), float(gamma)
-        self._cap, self._total = venv.game.layout.captured.start, float(venv.game.total_seeds)
-        self._phi = np.zeros(venv.num_envs)
-
-    def potential(self) -> np.ndarray:
-        states, seats = self.venv.states, self.venv.seats
-        rows = np.arange(len(seats))
-        return (
-            self.weight
-            * (states[rows, self._cap + seats] - states[rows, self._cap + 1 - seats])
-            / self._total
-        )
-
-    def reset(self) -> Any:
-        obs = self.venv.reset()
-        self._phi = self.potential()
-        return obs
-
-    def step_wait(self) -> Any:
-        obs, rewards, dones, infos = self.venv.step_wait()
-        after = self.potential()  # games that ended have restarted: the new episode's potential
-        rewards = rewards + (self.gamma * np.where(dones, 0.0, after) - self._phi).astype(np.float32)
-        self._phi = after
-        return obs, rewards, dones, infos
 
 
 def resolve_args(argv: list[str] | None = None) -> Args:
@@ -222,7 +185,9 @@ def check_args(a: Args) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive even number (both seatings)")
     if a.seed < 0 or a.eval_seed < 0:
         raise ValueError("seeds must be non-negative integers")
-    make_game(a)
+    game = make_game(a)
+    if a.eval_optimality:
+        optimality_suite(game)  # ValueError where no suite ships (en_dodoi: 8 holes only)
     for spec in [*a.eval_opponents, *parse_pool(a.pool)]:
         make_agent(spec)  # raises ValueError for a bad spec
 
@@ -232,210 +197,6 @@ def make_game(a: Args) -> Game:
         k: v for k, v in (("holes_per_row", a.holes_per_row), ("max_plies", a.max_plies)) if v is not None
     }
     return get_game(a.game, **params)
-
-
-def policy_kwargs(a: Args, game: Game) -> dict[str, Any]:
-    from training.features import CountFeatures
-
-    return {
-        "net_arch": list(a.net_arch),
-        "features_extractor_class": CountFeatures,
-        "features_extractor_kwargs": {
-            "holes": game.holes_per_row,
-            "total_seeds": game.total_seeds,
-            "scale": a.obs_scale,
-            "one_hot_max": a.one_hot_max,
-        },
-    }
-
-
-def policy_config(a: Args, game: Game, steps: int, command: str) -> dict[str, Any]:
-    """The safe policy file's config (:mod:`agents.policy_files`)."""
-    from training.common import git_revision
-
-    kw = policy_kwargs(a, game)
-    return {
-        "algorithm": "MaskablePPO",
-        "game": game.name,
-        "params": dict(game.params),
-        "observation": "counts",
-        "observation_size": game.observation_size,
-        "num_actions": game.num_actions,
-        "net_arch": kw["net_arch"],
-        "features": {"name": "counts", "kwargs": kw["features_extractor_kwargs"]},
-        "trained": {"steps": steps, "command": command, "git": git_revision()},
-    }
-
-
-def load_checkpoint(path: Path, env: Any, a: Args, game: Game, device: str) -> Any:
-    """``MaskablePPO.load`` of the run's own ``model.zip`` without unpickling anything: every
-    pickled entry is rebuilt from the run's arguments; an entry we cannot rebuild is refused."""
-    import zipfile
-
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from stable_baselines3.common.utils import get_schedule_fn
-
-    custom = {
-        "policy_class": MaskableActorCriticPolicy,
-        "policy_kwargs": policy_kwargs(a, game),
-        "observation_space": env.observation_space,
-        "action_space": env.action_space,
-        "lr_schedule": get_schedule_fn(a.learning_rate),
-        "clip_range": get_schedule_fn(a.clip_range),
-        "rollout_buffer_class": None,
-        "_last_obs": None,
-        "_last_episode_starts": None,
-        "ep_info_buffer": None,
-        "ep_success_buffer": None,
-    }
-    try:
-        with zipfile.ZipFile(path) as z:
-            data = json.loads(z.read("data"))
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as e:
-        raise ValueError(f"{path}: not a MaskablePPO checkpoint ({e})") from None
-    pickled = sorted(k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v)
-    unknown = [k for k in pickled if k not in custom]
-    if unknown:
-        raise ValueError(
-            f"{path}: pickled entries {unknown} cannot be rebuilt safely; refusing to unpickle them"
-        )
-    try:
-        return MaskablePPO.load(path, env=env, device=device, custom_objects=custom)
-    except Exception as e:  # a damaged archive or weights of another network
-        raise ValueError(f"{path}: cannot resume from this checkpoint ({type(e).__name__}: {e})") from None
-
-
-class Trainer:
-    """The run folder, the pool and the evaluation schedule; :meth:`callback` plugs into ``learn``."""
-
-    def __init__(self, args: Args, run: Path, game: Game, pool: Any, state: dict[str, Any], command: str):
-        self.args, self.run, self.game, self.pool, self.command = args, run, game, pool, command
-        self.history: list[dict[str, Any]] = state.get("evals", [])
-        self.best = state.get("best_score", -1.0)
-        self.wall = state.get("wall_seconds", 0.0)
-        self.cpu = state.get("cpu_seconds", 0.0)
-        self.started, self.cpu_started = time.perf_counter(), time.process_time()
-        self.model: Any = None
-
-    def state(self) -> dict[str, Any]:
-        return {
-            "num_timesteps": int(self.model.num_timesteps),
-            "evals": self.history,
-            "best_score": self.best,
-            "snapshots": self.pool.snapshot_order(),
-            "wall_seconds": self.wall + time.perf_counter() - self.started,
-            "cpu_seconds": self.cpu + time.process_time() - self.cpu_started,
-        }
-
-    def save_policy(self, stem: str) -> None:
-        from agents.policy_files import save_policy
-
-        config = policy_config(self.args, self.game, int(self.model.num_timesteps), self.command)
-        save_policy(self.model.policy, self.run / stem, config)
-
-    def save_checkpoint(self) -> None:
-        """``model.zip`` and the policy files first, then ``state.json`` (never ahead of them)."""
-        tmp = self.run / ".model.tmp.zip"
-        self.model.save(tmp)
-        tmp.replace(self.run / "model.zip")
-        self.save_policy("policy")
-        atomic_write(self.run / "state.json", json.dumps(self.state(), indent=1))
-
-    def evaluate(self, n_games: int, progress: bool = False) -> list[Any]:
-        from agents.policy import PolicyAgent
-        from training.evaluate import evaluate
-
-        learner = PolicyAgent(model=self.model, observation="counts")
-        learner.name = "learner"
-        return evaluate(
-            self.game, learner, self.args.eval_opponents, n_games, self.args.eval_seed, "default", progress
-        )
-
-    @property
-    def last_eval_step(self) -> int:
-        return max((r["timesteps"] for r in self.history), default=-1)
-
-    def periodic_evaluation(self) -> None:
-        """Evaluate, log, checkpoint, and freeze a snapshot if the mean score did not drop."""
-        import torch
-
-        steps = int(self.model.num_timesteps)
-        results = self.evaluate(self.args.eval_games)
-        for res in results:
-            lo, hi = res.confidence_interval()
-            values = (
-                steps,
-                res.b,
-                res.pairs,
-                res.games,
-                res.distinct,
-                res.wins,
-                res.draws,
-                res.losses,
-                res.score,
-                lo,
-                hi,
-            )
-            self.history.append(dict(zip(EVAL_COLUMNS, values, strict=True)))
-            self.model.logger.record(f"eval/score_vs_{res.b}", res.score)
-            self.model.logger.record(f"eval/distinct_vs_{res.b}", res.distinct_share)
-        mean = float(np.mean([r.score for r in results]))
-        self.model.logger.record("eval/mean_score", mean)
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=EVAL_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(self.history)
-        atomic_write(self.run / "eval.csv", buf.getvalue())
-        if mean >= self.best:
-            self.best = mean
-            name = f"snapshot_{steps}"
-            weights = io.BytesIO()
-            torch.save(self.model.policy.state_dict(), weights)
-            atomic_write(self.run / "snapshots" / f"{name}.pt", weights.getvalue())
-            self.pool.add_snapshot(self.model.policy, name)
-            self.save_policy("best_policy")
-        self.save_checkpoint()
-        scores = ", ".join(f"{r.b} {r.score:.2f}" for r in results)
-        print(f"[{steps} steps] eval: {scores} (mean {mean:.3f}, best {self.best:.3f})", flush=True)
-
-    def callback(self) -> Any:
-        from stable_baselines3.common.callbacks import BaseCallback
-
-        from agents import interrupts
-
-        trainer = self
-
-        class _Callback(BaseCallback):
-            def _init_callback(self) -> None:
-                done = len({r["timesteps"] for r in trainer.history})
-                self.next_eval = (done + 1) * trainer.args.eval_freq
-
-            def _on_step(self) -> bool:
-                dones = self.locals["dones"]
-                if dones.any():
-                    idx = np.flatnonzero(dones)
-                    results = [
-                        0 if f["winner"] in (None, -1) else (1 if f["winner"] == f["seat"] else -1)
-                        for f in (self.locals["infos"][i] for i in idx)
-                    ]
-                    trainer.pool.record_results(idx, np.array(results))
-                if self.num_timesteps >= self.next_eval:
-                    while self.next_eval <= self.num_timesteps:
-                        self.next_eval += trainer.args.eval_freq
-                    trainer.periodic_evaluation()
-                return not interrupts.pending()  # Ctrl-C: stop here, the caller saves this step
-
-            def _on_rollout_end(self) -> None:
-                merged: dict[str, list[int]] = {}
-                for name, tally in trainer.pool.pop_results().items():
-                    key = "snapshots" if name.startswith("snapshot_") else name
-                    merged[key] = [x + y for x, y in zip(merged.get(key, [0, 0, 0]), tally, strict=True)]
-                for key, (w, d, lo) in merged.items():
-                    self.logger.record(f"pool/score_vs_{key}", (w + d / 2) / (w + d + lo))
-                    self.logger.record(f"pool/episodes_vs_{key}", w + d + lo)
-
-        return _Callback()
 
 
 def train(args: Args, argv: list[str]) -> int:
@@ -495,7 +256,8 @@ def train(args: Args, argv: list[str]) -> int:
     command = record_run(run, config, "training.train_ppo", argv)
     if resuming and (run / "model.zip").is_file():
         model = load_checkpoint(run / "model.zip", env, args, game, device)
-        state["evals"] = [e for e in state.get("evals", []) if e["timesteps"] <= model.num_timesteps]
+        for key in ("evals", "optimality"):
+            state[key] = [e for e in state.get(key, []) if e["timesteps"] <= model.num_timesteps]
         for name in state.get("snapshots", []):  # rebuild the pool, oldest snapshot first
             policy = copy.deepcopy(model.policy)
             policy.load_state_dict(
@@ -546,6 +308,7 @@ def train(args: Args, argv: list[str]) -> int:
             interrupts.check()
             if trainer.last_eval_step != model.num_timesteps:
                 trainer.periodic_evaluation()  # at the final step: eval.csv ends with the final model
+                model.logger.dump(model.num_timesteps)  # learn() has returned: TensorBoard gets it here
             trainer.save_checkpoint()
     except KeyboardInterrupt:
         trainer.save_checkpoint()

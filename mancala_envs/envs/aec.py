@@ -1,4 +1,5 @@
-"""One generic PettingZoo AEC environment, :class:`MancalaEnv`, over the rules core.
+"""One generic PettingZoo AEC environment, :class:`MancalaEnv`, over the rules core (just over
+400 lines: one class, the AEC interface with its built-in wrapper guarantees).
 
 A game is data: the class takes a game name (or a :class:`~mancala_envs.Game`) and every rule is
 the core's (:func:`mancala_envs.core.engine.play`). The per-game modules (``songo_ewondo_v0``,
@@ -265,10 +266,10 @@ class MancalaEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in agents}
         self.terminations = {a: False for a in agents}
         self.truncations = {a: False for a in agents}
-        self._set_infos()
         self.agent_selection = agents[start.to_move]
         self._skip_agent_selection = None
         self._live = True
+        self._set_infos()  # last: the flat format's masks depend on agent_selection and _live
         self._note = None
         if self._human:
             self.render()

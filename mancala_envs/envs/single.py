@@ -21,7 +21,8 @@ the learner receives is one where it is to move, or the last one of the episode.
   :class:`~mancala_envs.IllegalMoveError`. An in-range illegal move, with
   ``illegal_action="terminate"`` (default, PettingZoo's TerminateIllegalWrapper semantics and the
   AEC envs' default), ends the episode: reward -1, ``terminated`` True, ``info["illegal_action"]``
-  True, a ``UserWarning``. With ``illegal_action="raise"`` it raises ``IllegalMoveError`` and the
+  True (no warning, so that Gymnasium's ``check_env`` runs clean; the info flag is the record).
+  With ``illegal_action="raise"`` it raises ``IllegalMoveError`` and the
   game is unchanged. (Gymnasium's and SB3's ``check_env`` step with unmasked
   ``action_space.sample()`` actions, so the default must not raise.)
 - **Opponent**: an agent spec string (``"random"``, ``"greedy"``, ``"minimax:depth=2"``, ...), an
@@ -38,7 +39,6 @@ the learner receives is one where it is to move, or the last one of the episode.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -156,9 +156,7 @@ class SingleAgentEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset() before step()")
         action = self.game.action_index(action)  # non-integers and out of range raise IllegalMoveError
         illegal = not self.game.legal_mask(self.state)[action] and self.illegal_action == "terminate"
-        if illegal:
-            warnings.warn(ILLEGAL_WARNING, UserWarning, stacklevel=2)
-        else:
+        if not illegal:
             self.state = self._play_opponent(self.game.apply(self.state, action))
         terminated, truncated = illegal or self.state.done, self.state.truncated
         reward = 0.0

@@ -1,4 +1,6 @@
 """A fast Stable-Baselines3 vector env: ``num_envs`` games stepped together in compiled code.
+(Over 400 lines because it is one class, the whole SB3 ``VecEnv`` interface; its kernel is
+:mod:`~mancala_envs.envs.vector_kernel`.)
 
 :class:`MancalaVecEnv` keeps every game in one packed ``int32`` array (the core's layout, shape
 ``(num_envs, game.state_size)``) and steps them all with one kernel call per ``step_wait``

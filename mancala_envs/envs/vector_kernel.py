@@ -37,6 +37,7 @@ MODE_LEARNER, MODE_OPPONENT, MODE_RESET, MODE_RESUME = 0, 1, 2, 3
 # Columns of the episode-end record.
 END_TRUNCATED, END_WINNER, END_OWN, END_OPP, END_PLY, END_SEAT, END_ILLEGAL = range(7)
 END_COLUMNS = 7
+NO_WINNER_CODE = -2  # the winner reported for a truncated game (the core's NO_WINNER)
 
 
 @kernel

@@ -1,0 +1,18 @@
+"""Exact endgame tablebases (TABLEBASE.md): every position with at most ``K`` seeds on the board.
+
+    from mancala_envs import get_game, tablebase
+    tb = tablebase.build(get_game("sadeqa_ii"), max_seeds=8)   # builds, or loads the cached table
+    tb.covers(state), tb.outcome(state), tb.bounds(state), tb.best_actions(state)
+
+:func:`build` (:mod:`~.builder`) makes or extends a table, :func:`load` (:mod:`~.table`) opens
+one; :mod:`~.index` numbers positions, :mod:`~.kernels` and :mod:`~.sweeps` compute the values,
+:mod:`~.probe` reads them, :mod:`~.store` keeps them on disk, :mod:`~.suites` makes and reads
+optimality suites (one ships per game in ``suites/``); ``mancala tablebase build|probe|suite``
+is :mod:`~.cli`.
+"""
+
+from mancala_envs.tablebase.builder import build
+from mancala_envs.tablebase.store import default_dir, default_path, table_name
+from mancala_envs.tablebase.table import NO_MOVE, Probe, Tablebase, load
+
+__all__ = ["NO_MOVE", "Probe", "Tablebase", "build", "default_dir", "default_path", "load", "table_name"]

@@ -37,7 +37,9 @@ def compositions_table(max_seeds: int, holes: int) -> np.ndarray:
 
 def layer_offsets(max_seeds: int, holes: int) -> np.ndarray:
     """``offsets[k]``: boards with fewer than ``k`` seeds, for ``k`` in ``0..max_seeds + 1``."""
-    return np.array([comb(k - 1 + holes, holes) if k > 0 else 0 for k in range(max_seeds + 2)], dtype=np.int64)
+    return np.array(
+        [comb(k - 1 + holes, holes) if k > 0 else 0 for k in range(max_seeds + 2)], dtype=np.int64
+    )
 
 
 def layer_size(seeds: int, holes: int) -> int:

@@ -58,7 +58,7 @@ def minus(g, x):
 @inline_kernel
 def plus(g, x):
     """``g + x`` with ``x`` possibly infinite."""
-    if x == POS_INF or x == NEG_INF:
+    if x in (POS_INF, NEG_INF):
         return x
     return g + x
 

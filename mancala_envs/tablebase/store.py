@@ -145,7 +145,9 @@ def verify_layers(path: Path, header: dict[str, Any], values: np.ndarray, rounds
     offsets = layer_offsets(max(int(header["max_seeds"]), 0), holes)
     layers = header["layers"]
     if len(layers) != int(header["max_seeds"]) + 1:
-        raise ValueError(f"{path / HEADER} is damaged: {len(layers)} layers for max_seeds {header['max_seeds']}")
+        raise ValueError(
+            f"{path / HEADER} is damaged: {len(layers)} layers for max_seeds {header['max_seeds']}"
+        )
     for k, layer in enumerate(layers):
         lo, hi = int(offsets[k]), int(offsets[k + 1])
         if layer.get("seeds") != k or layer.get("positions") != hi - lo:

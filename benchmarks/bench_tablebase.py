@@ -1,0 +1,101 @@
+"""Tablebase builds: time, positions/s, peak memory and file size per game and K.
+
+    python benchmarks/bench_tablebase.py                          # every game at a quick K
+    python benchmarks/bench_tablebase.py sadeqa_ii:16 en_dodoi8:12 songo_ewondo:14 --out DIR
+
+Each ``GAME[WIDTH]:K`` is built in its own subprocess (so its peak memory is its own) into
+``DIR/<table name>`` (default: a temporary folder, deleted afterwards). An existing table there
+is extended: ``build s`` is then the sum of its layers' build times over every run, as the
+header records them. ``positions`` counts covered positions (both players to move);
+``peak MB`` is the build process's maximum resident set (``resource.getrusage``), the
+memory-mapped table pages included. One JSON line per build is appended to ``--json`` if given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUICK = ["songo_ewondo:8", "sadeqa_ii:10", "en_dodoi8:7"]
+
+
+def parse_target(text: str) -> tuple[str, dict, int]:
+    """``"en_dodoi8:12"`` -> ``("en_dodoi", {"holes_per_row": 8}, 12)``."""
+    name, _, k = text.partition(":")
+    if not k.isdigit():
+        raise ValueError(f"expected GAME[WIDTH]:K, got {text!r}")
+    params = {}
+    if name.startswith("en_dodoi") and name != "en_dodoi":
+        params["holes_per_row"] = int(name[len("en_dodoi") :])
+        name = "en_dodoi"
+    return name, params, int(k)
+
+
+def build_one(target: str, out: Path) -> dict:
+    """Build one table in this process and measure it (the subprocess side)."""
+    from mancala_envs import get_game, tablebase
+
+    name, params, k = parse_target(target)
+    game = get_game(name, **params)
+    with tempfile.TemporaryDirectory() as warm:  # compile (or load the numba cache) off the clock
+        tablebase.build(game, max_seeds=2, path=warm)
+    path = out / tablebase.table_name(game)
+    start = time.perf_counter()
+    tb = tablebase.build(game, max_seeds=k, path=path, progress=sys.stderr.isatty())
+    wall = time.perf_counter() - start
+    layers = tb.header["layers"][: k + 1]
+    build_s = sum(layer["seconds"] for layer in layers)
+    size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
+    values = tb.values
+    return {
+        "table": tablebase.table_name(game),
+        "max_seeds": k,
+        "positions": tb.covered_positions,
+        "build_s": round(build_s, 1),
+        "wall_s_this_run": round(wall, 1),
+        "positions_per_s": round(tb.covered_positions / max(build_s, 1e-9)),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "file_mb": round(size / 2**20, 1),
+        "max_rounds": max(layer["rounds"] for layer in layers),
+        "a_ne_b_share": round(float((values[:, 0] != values[:, 1]).mean()), 5),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", default=QUICK, help="GAME[WIDTH]:K, e.g. en_dodoi8:12")
+    parser.add_argument("--out", type=Path, default=None, help="tables folder (default: temporary)")
+    parser.add_argument("--json", type=Path, default=None, help="append one JSON line per build here")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # the subprocess side
+    args = parser.parse_args(argv)
+    for target in args.targets:
+        parse_target(target)
+    if args.one:
+        print(json.dumps(build_one(args.targets[0], args.out)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.out or Path(tmp)
+        heads = ("positions", 13), ("build s", 8), ("pos/s", 10), ("peak MB", 8), ("file MB", 8)
+        print(f"{'table':<14} {'K':>3} " + " ".join(f"{h:>{w}}" for h, w in heads))
+        for target in args.targets:
+            cmd = [sys.executable, __file__, "--one", "--out", str(out), target]
+            done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True)
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            print(
+                f"{row['table']:<14} {row['max_seeds']:>3} {row['positions']:>13,} {row['build_s']:>8.1f} "
+                f"{row['positions_per_s']:>10,} {row['peak_mb']:>8,} {row['file_mb']:>8.1f}",
+                flush=True,
+            )
+            if args.json is not None:
+                with open(args.json, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

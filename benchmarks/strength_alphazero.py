@@ -1,0 +1,107 @@
+"""Strength of agents on the evaluation protocol of issue 8, with the mean time per move of each side.
+
+    .venv/bin/python benchmarks/strength_alphazero.py --game en_dodoi --agents az az:sims=0 \\
+        --opponents minimax:depth=2 minimax:depth=4 mcts:sims=1000 policy --games 400 --out results/az.json
+
+Each agent plays :func:`agents.arena.play_match` against each opponent: ``--games`` games, that is
+``--games / 2`` openings of the game's default suite, each played once with each seating; the
+score is ``(wins + draws / 2) / games`` from the agent's side with its 95% Wilson interval over the
+opening pairs. The games are those of ``mancala evaluate`` with the same seed (a spec is rebuilt
+with the arena's seed before every game; a network agent is loaded once and reseeded). Time per
+move: wall time of each side's ``act`` calls over its own moves, on this machine as loaded when it
+ran, after one untimed warm-up move of each. ``--out``: the rows as JSON, rewritten after every match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from agents.base import Agent
+from agents.files import atomic_write
+from agents.registry import make_agent, parse_spec
+from mancala_envs import GAMES, Game, State, get_game
+
+
+class Timed(Agent):
+    """An agent of ``spec`` whose moves are timed; rebuilt per game (``reseed``) like a spec in
+    the arena, except network agents (loaded once, then reseeded)."""
+
+    def __init__(self, spec: str):
+        super().__init__(0)
+        self.spec, self.name = spec, spec
+        self.keep = parse_spec(spec)[0] in ("policy", "az", "rllib")
+        self.inner = make_agent(spec)
+        self.seconds, self.moves = 0.0, 0
+
+    def reseed(self, seed: int) -> None:
+        if self.keep:
+            self.inner.reseed(seed)
+        else:
+            self.inner = make_agent(self.spec, seed)
+
+    def act(self, game: Game, state: State) -> int:
+        start = time.perf_counter()
+        action = self.inner.act(game, state)
+        self.seconds += time.perf_counter() - start
+        self.moves += 1
+        return action
+
+    def ms_per_move(self) -> float:
+        return 1000 * self.seconds / max(self.moves, 1)
+
+
+def main() -> None:
+    from agents.arena import play_match
+    from agents.openings import resolve_openings
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", choices=GAMES, default="en_dodoi")
+    p.add_argument("--holes-per-row", type=int, default=None)
+    p.add_argument("--agents", nargs="+", default=["az", "az:sims=0"])
+    p.add_argument("--opponents", nargs="+", default=["minimax:depth=2", "minimax:depth=4", "mcts:sims=1000"])
+    p.add_argument("--games", type=int, default=400, help="games per pairing (even): games / 2 opening pairs")
+    p.add_argument("--seed", type=int, default=2024)
+    p.add_argument("--out", default=None, help="write the rows as JSON here")
+    args = p.parse_args()
+    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
+    game = get_game(args.game, **params)
+    print(f"{game.name} ({game.holes_per_row} holes a row), {args.games} games per pairing, seed {args.seed}")
+    print("| agent | opponent | pairs | W/D/L | score | 95% CI (pairs) | agent ms/move | opponent ms/move |")
+    print("|---|---|---:|---|---:|---|---:|---:|")
+    rows = []
+    warm = next(s for s in resolve_openings(game, "default", 8) if game.legal_mask(s).sum() > 1)
+    for spec in args.agents:
+        for opponent in args.opponents:
+            a, b = Timed(spec), Timed(opponent)
+            for side in (a, b):  # load compiled code and models before the clock runs
+                side.inner.act(game, warm)
+            res = play_match(game, a, b, args.games, seed=args.seed)
+            low, high = res.confidence_interval()
+            row = {
+                "game": game.name,
+                "agent": spec,
+                "opponent": opponent,
+                "pairs": res.pairs,
+                "wins": res.wins,
+                "draws": res.draws,
+                "losses": res.losses,
+                "score": res.score,
+                "ci95": [low, high],
+                "agent_ms_per_move": a.ms_per_move(),
+                "opponent_ms_per_move": b.ms_per_move(),
+            }
+            rows.append(row)
+            print(
+                f"| `{spec}` | `{opponent}` | {res.pairs} | {res.wins}/{res.draws}/{res.losses} "
+                f"| {res.score:.3f} | [{low:.2f}, {high:.2f}] "
+                f"| {a.ms_per_move():.1f} | {b.ms_per_move():.1f} |",
+                flush=True,
+            )
+            if args.out:
+                atomic_write(args.out, json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""The compiled vector env as a Gymnasium ``VectorEnv`` (for CleanRL-style training loops):
+``gymnasium.make_vec("mancala_envs/SongoEwondo-v0", num_envs=512, opponent="greedy")``.
+
+It drives the same kernel as :class:`~mancala_envs.envs.vector.MancalaVecEnv` (it holds one) and
+follows Gymnasium's conventions: ``reset(seed=...)`` returns ``(obs, infos)``, ``step`` returns
+``(obs, rewards, terminations, truncations, infos)`` with arrays of ``num_envs``; autoreset in
+the same step (``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``): a finished game
+restarts at once and its last observation is ``infos["final_obs"][i]``, its end info
+``infos["final_info"]`` (``winner``, ``seat``, ``captured``, ``ply``, ``illegal_action``, each with
+its ``_key`` mask). ``infos["action_mask"]`` (int8, ``(num_envs, n)``) is the legal mask of every
+learner, also :meth:`action_masks`. Arguments as ``MancalaVecEnv`` (``opponent``, ``obs_format``
+``"flat"`` only, ``counts``, ``openings``, ``illegal_action``, ``num_threads``, game parameters).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from mancala_envs.envs import vector_kernel as VK
+from mancala_envs.envs.vector import MancalaVecEnv
+from mancala_envs.game import Game
+
+
+class MancalaVectorEnv(VectorEnv):
+    """``num_envs`` games against a fixed opponent, stepped in one compiled call (module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        game: str | Game,
+        num_envs: int = 1,
+        opponent: Any = "random",
+        seed: int | None = None,
+        counts: bool = False,
+        openings: Any = None,
+        illegal_action: str = "terminate",
+        num_threads: int = 1,
+        **game_params: Any,
+    ):
+        self._env = MancalaVecEnv(
+            game,
+            num_envs,
+            opponent=opponent,
+            seed=seed,
+            counts=counts,
+            openings=openings,
+            illegal_action=illegal_action,
+            num_threads=num_threads,
+            **game_params,
+        )
+        self.num_envs = self._env.num_envs
+        self.single_observation_space = self._env.observation_space
+        self.single_action_space = self._env.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.single_action_space.n))
+        self.metadata = dict(type(self).metadata)
+        self.render_mode = None
+        self.closed = False
+
+    @property
+    def game(self) -> Game:
+        return self._env.game
+
+    def _infos(self) -> dict[str, Any]:
+        on = np.ones(self.num_envs, dtype=bool)
+        return {
+            "action_mask": self._env.action_masks(),
+            "_action_mask": on,
+            "seat": self._env.seats,
+            "_seat": on,
+        }
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
+        """New games for every env (``seed`` reseeds first; ``options={"states": [...]}``: start
+        env ``i`` from ``states[i]``, optionally with ``"seats": [...]`` for the learners, as
+        ``MancalaVecEnv.reset_to``; the opponent replies first where it is to move)."""
+        if isinstance(seed, list):
+            raise ValueError("MancalaVectorEnv takes one seed for all its games (an int), not a list")
+        if seed is not None:
+            self._env.seed(seed)
+        unknown = sorted(set(options or ()) - {"states", "seats"})
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; accepted: 'states', 'seats'")
+        if options and options.get("states") is not None:
+            obs = self._env.reset_to(options["states"], options.get("seats"))
+        elif options and options.get("seats") is not None:
+            raise ValueError("reset option 'seats' needs 'states'")
+        else:
+            obs = self._env.reset()
+        return obs, self._infos()
+
+    def step(self, actions: np.ndarray):
+        obs, rewards, dones, end_infos = self._env.step(np.asarray(actions))
+        ends = self._env._ends
+        truncated = dones & ends[:, VK.END_TRUNCATED].astype(bool)
+        terminated = dones & ~truncated
+        infos = self._infos()
+        if dones.any():
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(dones):
+                final_obs[i] = end_infos[i]["terminal_observation"]
+            winner = np.where(truncated, VK.NO_WINNER_CODE, ends[:, VK.END_WINNER])
+            final = {
+                "winner": winner,
+                "seat": ends[:, VK.END_SEAT].astype(np.int64),
+                "captured": ends[:, [VK.END_OWN, VK.END_OPP]].astype(np.int64),
+                "ply": ends[:, VK.END_PLY].astype(np.int64),
+                "illegal_action": ends[:, VK.END_ILLEGAL].astype(bool),
+            }
+            final.update({f"_{k}": dones.copy() for k in list(final)})
+            infos.update(
+                final_obs=final_obs, _final_obs=dones.copy(), final_info=final, _final_info=dones.copy()
+            )
+        return obs, rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """int8 legal masks of the learners, ``(num_envs, n)``."""
+        return self._env.action_masks()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._env.close()

@@ -1,0 +1,166 @@
+"""Building a table layer by layer (retrograde analysis), resumable: :func:`build`.
+
+A move never adds a seed to the board, so layer ``k`` (boards with exactly ``k`` seeds) depends
+only on layers ``<= k``. For each layer, in order: the moves of every position are played once
+(:func:`~mancala_envs.tablebase.kernels.expand_layer`, parallel over positions), moves that leave
+the layer are resolved against the finished lower layers, and value iteration runs over the moves
+that stay (:func:`~mancala_envs.tablebase.sweeps.solve_layer`). The layer is then flushed to the
+table's files and listed in its header (:mod:`~mancala_envs.tablebase.store`); an interrupted
+build keeps every listed layer and the next build of the same table resumes after them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
+
+import numpy as np
+
+from mancala_envs.game import Game
+from mancala_envs.tablebase import store
+from mancala_envs.tablebase.index import compositions_table, layer_offsets
+from mancala_envs.tablebase.kernels import MAX_MARGIN, expand_layer
+from mancala_envs.tablebase.sweeps import solve_layer
+from mancala_envs.tablebase.table import Tablebase, load, unbounded_rules
+
+EXPAND_CHUNK = 1 << 20  # positions per compiled call (progress and Ctrl-C points)
+
+
+def check_max_seeds(max_seeds: object) -> int:
+    if isinstance(max_seeds, bool) or not isinstance(max_seeds, int | np.integer):
+        raise ValueError(f"max_seeds must be an integer, got {max_seeds!r}")
+    if not 0 <= max_seeds <= MAX_MARGIN:
+        raise ValueError(f"max_seeds must be in 0..{MAX_MARGIN}, got {max_seeds}")
+    return int(max_seeds)
+
+
+def _interrupts():
+    """``(deferred_interrupts, check)``: Ctrl-C waits for the next layer chunk or round, never
+    lands inside a compiled call or between a layer's bytes and its header entry."""
+    try:
+        from agents.interrupts import check, deferred_interrupts
+    except ImportError:  # pragma: no cover - the agents package ships with this one
+        return nullcontext, lambda: None
+    return deferred_interrupts, check
+
+
+def build(
+    game: Game,
+    max_seeds: int,
+    path: str | Path | None = None,
+    *,
+    progress: bool = False,
+    on_layer: Callable[[int, dict], None] | None = None,
+) -> Tablebase:
+    """The table of ``game`` with every position of at most ``max_seeds`` seeds on the board.
+
+    ``path``: the table's folder (default :func:`~mancala_envs.tablebase.store.default_path`).
+    A complete table there is loaded (its first ``max_seeds`` layers); a smaller or interrupted
+    one is extended from its last complete layer. ``progress`` shows a bar (positions/s, ETA);
+    ``on_layer(seeds, layer_info)`` is called after each layer is on disk. Ctrl-C (or an
+    exception from ``on_layer``) stops the build with every finished layer kept."""
+    if not isinstance(game, Game):
+        raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
+    max_seeds = check_max_seeds(max_seeds)
+    path = Path(path) if path is not None else store.default_path(game)
+    if (path / store.HEADER).is_file():
+        header = store.read_header(path)
+        store.check_game(header, game, path)
+        if int(header["max_seeds"]) >= max_seeds:
+            return load(path, game, max_seeds)
+    deferred, _ = _interrupts()
+    with store.build_lock(path), deferred():
+        header = store.read_header(path) if (path / store.HEADER).is_file() else store.new_header(game)
+        store.check_game(header, game, path)
+        done = int(header["max_seeds"])
+        if done < max_seeds:
+            _build_layers(game, header, path, done, max_seeds, progress, on_layer)
+    return load(path, game, max_seeds)
+
+
+def _build_layers(
+    game: Game,
+    header: dict,
+    path: Path,
+    done: int,
+    max_seeds: int,
+    progress: bool,
+    on_layer: Callable[[int, dict], None] | None,
+) -> None:
+    n = game.holes_per_row
+    holes = 2 * n
+    offsets = layer_offsets(max_seeds, holes)
+    comp = compositions_table(max_seeds, holes)
+    values_mm, rounds_mm = store.open_arrays(path, int(offsets[max_seeds + 1]), writable=True)
+    if done >= 0:  # resume: never build on damaged layers
+        store.verify_layers(path, header, values_mm, rounds_mm)
+    values = values_mm.view(np.ndarray)
+    rules = unbounded_rules(game)
+    _, check = _interrupts()
+    todo = 2 * int(offsets[max_seeds + 1] - offsets[done + 1])  # covered positions: both movers
+    bar = _bar(todo, store.table_name(game)) if progress else None
+    if not (path / store.HEADER).is_file():
+        store.write_header(path, header)
+    try:
+        for k in range(done + 1, max_seeds + 1):
+            start_time = time.perf_counter()
+            lo, hi = int(offsets[k]), int(offsets[k + 1])
+            size = hi - lo
+            edges = np.empty((size, n), dtype=np.int32)
+            const = np.empty((size, 2), dtype=np.int8)
+            moves = np.empty(size, dtype=np.int8)
+            for s in range(0, size, EXPAND_CHUNK):
+                e = min(size, s + EXPAND_CHUNK)
+                expand_layer(k, s, e - s, rules, comp, offsets, values, edges[s:e], const[s:e], moves[s:e])
+                if bar is not None:
+                    bar.update(e - s)
+                    bar.set_postfix_str(f"layer {k}: moves", refresh=False)
+                check()
+
+            def on_round(r: int, changed: int, k: int = k) -> None:
+                if bar is not None:
+                    bar.set_postfix_str(f"layer {k}: round {r}, {changed:,} changed", refresh=False)
+                check()
+
+            cur, rnd, n_rounds = solve_layer(edges, const, moves, on_round)
+            del edges
+            values_mm[lo:hi] = cur
+            rounds_mm[lo:hi] = rnd
+            values_mm.flush()
+            rounds_mm.flush()
+            layer = {
+                "seeds": k,
+                "positions": size,
+                "rounds": int(n_rounds),
+                "seconds": round(time.perf_counter() - start_time, 3),
+                "finished_positions": int(np.count_nonzero(moves == 0)),
+                "crc32": {store.VALUES: store.crc32(cur), store.ROUNDS: store.crc32(rnd)},
+            }
+            header["layers"].append(layer)
+            header["max_seeds"] = k
+            store.write_header(path, header)
+            if bar is not None:
+                bar.update(size)
+            if on_layer is not None:
+                on_layer(k, layer)
+            check()
+    finally:
+        if bar is not None:
+            bar.close()
+        del values_mm, rounds_mm
+
+
+def _bar(total: int, name: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total,
+        desc=name,
+        unit="pos",
+        unit_scale=True,
+        dynamic_ncols=True,
+        smoothing=0.05,
+        mininterval=0.5,
+    )

@@ -1,0 +1,172 @@
+"""``mancala tablebase build|probe|suite`` (TABLEBASE.md §4).
+
+    mancala tablebase build GAME [--holes-per-row N] --max-seeds K [--out DIR]
+    mancala tablebase probe GAME --board 1,0,2,... --captured A,B --to-move P [--path DIR]
+    mancala tablebase suite GAME --positions N [--max-seeds K] [--path DIR] [--out FILE] [--max-games G]
+
+``DIR`` is a table's folder (default: :func:`~mancala_envs.tablebase.store.default_path`). A
+build shows a progress bar over the covered positions (both players to move) with their rate
+and the time left; Ctrl-C keeps the finished layers and the same command resumes after them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from mancala_envs import GAMES, Game, get_game
+from mancala_envs.tablebase import store
+from mancala_envs.tablebase.builder import build
+from mancala_envs.tablebase.table import NO_MOVE, Tablebase, load
+
+PROG = "mancala tablebase"
+OUTCOME_WORDS = {1: "win", 0: "draw", -1: "loss"}
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.replace(" ", "").split(",") if x != ""]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _game_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", choices=GAMES, help="which game: " + ", ".join(GAMES))
+    p.add_argument("--holes-per-row", type=int, default=None, metavar="N", help="en_dodoi only: 6..10 (8)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("build", help="build (or extend, or resume) a table")
+    _game_args(p)
+    p.add_argument("--max-seeds", type=int, required=True, metavar="K", help="every board of <= K seeds")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("probe", help="exact values of one position and of its moves")
+    _game_args(p)
+    p.add_argument("--board", type=_ints, required=True, help="2n seed counts, RULES.md §1 order")
+    p.add_argument("--captured", type=_ints, required=True, metavar="A,B", help="captured[0],captured[1]")
+    p.add_argument("--to-move", type=int, required=True, choices=(0, 1), metavar="P")
+    p.add_argument("--path", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
+
+    p = sub.add_parser("suite", help="draw an optimality suite from games of varied agents")
+    _game_args(p)
+    p.add_argument("--positions", type=int, required=True, metavar="N", help="suite size")
+    p.add_argument("--max-seeds", type=int, default=None, metavar="K", help="table size (default: all)")
+    p.add_argument("--path", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
+    p.add_argument("--out", type=Path, default=None, metavar="FILE", help="JSONL file (default: stdout)")
+    p.add_argument("--max-games", type=int, default=None, metavar="G", help="games at most (N)")
+    p.add_argument("--min-positions", type=int, default=None, metavar="M", help="accept M or more (N)")
+    p.add_argument("--agents", default=None, metavar="SPECS", help="players separated by ; (default: varied)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
+    return parser
+
+
+def _game(args: argparse.Namespace) -> Game:
+    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
+    return get_game(args.game, **params)
+
+
+def _open(game: Game, path: Path | None, max_seeds: int | None = None) -> Tablebase:
+    path = path if path is not None else store.default_path(game)
+    if not (path / store.HEADER).is_file():
+        raise ValueError(
+            f"no table of {store.table_name(game)} at {path}: build one with "
+            f"'mancala tablebase build {game.name} --max-seeds K' (or give --path)"
+        )
+    return load(path, game, max_seeds)
+
+
+def _build(args: argparse.Namespace) -> int:
+    game = _game(args)
+    start = time.perf_counter()
+    try:
+        tb = build(game, args.max_seeds, args.out, progress=not args.quiet)
+    except KeyboardInterrupt:
+        path = args.out if args.out is not None else store.default_path(game)
+        done = store.read_header(path)["max_seeds"] if (path / store.HEADER).is_file() else -1
+        print(
+            f"\n{PROG}: interrupted; layers 0..{done} are kept in {path}, run again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    seconds = time.perf_counter() - start
+    layers = tb.header["layers"][: tb.max_seeds + 1]
+    build_s = sum(layer["seconds"] for layer in layers)
+    size = sum(f.stat().st_size for f in tb.path.iterdir() if f.is_file())
+    print(
+        f"{store.table_name(game)}, max_seeds={tb.max_seeds}: {tb.covered_positions:,} positions in "
+        f"{tb.path}\nbuild time {build_s:.1f} s over all runs "
+        f"({tb.covered_positions / max(build_s, 1e-9):,.0f} positions/s), "
+        f"this run {seconds:.1f} s, files {size / 2**20:.1f} MB"
+    )
+    return 0
+
+
+def probe_text(tb: Tablebase, state) -> str:
+    """The probe report of one covered state (TABLEBASE.md §4)."""
+    p = tb.probe(state)
+    a, b = p.bounds
+    lines = [
+        f"player {state.to_move} to move, lead d = {p.lead}: {OUTCOME_WORDS[p.outcome]} ({p.outcome:+d})",
+        f"(A, B) = ({a:g}, {b:g})" + ("  never-ending play decides it" if a != b else ""),
+        "moves:",
+    ]
+    best = tb.best_actions(state)
+    for m, outcome in enumerate(p.move_outcomes):
+        if outcome == NO_MOVE:
+            continue
+        mark = "  optimal" if best[m] else ""
+        lines.append(f"  {m}: {OUTCOME_WORDS[int(outcome)]} ({int(outcome):+d}){mark}")
+    return "\n".join(lines)
+
+
+def _probe(args: argparse.Namespace) -> int:
+    game = _game(args)
+    state = game.state_from(board=args.board, captured=args.captured, to_move=args.to_move)
+    tb = _open(game, args.path)
+    why = tb.why_not_covered(state)
+    if why is not None:
+        raise ValueError(f"the table (max_seeds={tb.max_seeds}) does not cover this position: {why}")
+    print(probe_text(tb, state))
+    return 0
+
+
+def _suite(args: argparse.Namespace) -> int:
+    from mancala_envs.tablebase.suites import make_suite, write_suite
+
+    game = _game(args)
+    tb = _open(game, args.path, args.max_seeds)
+    from mancala_envs.tablebase.suites import SUITE_AGENTS
+
+    specs = SUITE_AGENTS if args.agents is None else tuple(x.strip() for x in args.agents.split(";"))
+    entries = make_suite(
+        tb, args.positions, args.seed, args.max_games, args.out is not None, specs, args.min_positions
+    )
+    if args.out is None:
+        write_suite(entries, sys.stdout)
+    else:
+        write_suite(entries, args.out)
+        print(f"{len(entries)} positions written to {args.out}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``mancala tablebase``; returns the exit status (2 with one line on stderr for bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return {"build": _build, "probe": _probe, "suite": _suite}[args.command](args)
+    except ValueError as e:
+        print(f"{PROG}: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

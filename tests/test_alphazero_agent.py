@@ -1,0 +1,178 @@
+"""The az agent: specs, safe model files, the network alone (sims=0) and with its search."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.arena import play_match
+from agents.az import AZAgent
+from agents.az_net import build_network, load_network, network_config, save_network, torch_evaluator
+from agents.az_search import GumbelSearch
+from agents.registry import make_agent
+from mancala_envs import get_game
+from tests.golden_search import random_position
+
+
+@pytest.fixture(scope="module")
+def game():
+    return get_game("en_dodoi", holes_per_row=6)
+
+
+@pytest.fixture(scope="module")
+def model(game, tmp_path_factory):
+    """A small random network saved in the agent's format: ``(json path, network)``."""
+    torch.manual_seed(3)
+    config = network_config(game, [16, 16], one_hot_max=8, scale=10.0)
+    config["search"] = {"sims": 8, "max_considered": 4, "c_visit": 50.0, "c_scale": 0.1}
+    net = build_network(config)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(3.0)  # sharper logits: fewer near-ties between moves
+    path = tmp_path_factory.mktemp("az") / "tiny.json"
+    save_network(net, path, config)
+    return path, net.eval()
+
+
+def states(game, k=6):
+    return [random_position(game, plies, 40 + plies) for plies in range(k)]
+
+
+def test_files_round_trip_and_load_with_weights_only(model, game):
+    path, net = model
+    loaded, config = load_network(path)
+    assert config["game"] == "en_dodoi" and config["num_actions"] == 6
+    obs = np.stack([game.counts(s, s.to_move) for s in states(game)]).astype(np.float32)
+    a, b = torch_evaluator(net)(obs), torch_evaluator(loaded)(obs)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert np.all(np.abs(a[1]) <= 1)
+    torch.load(path.with_suffix(".pt"), weights_only=True)  # plain tensors, no pickled objects
+
+
+def test_sims_zero_plays_the_masked_argmax_of_the_network(model, game):
+    path, net = model
+    agent = make_agent(f"az:path={path},sims=0")
+    assert agent.name == f"az:path={path},sims=0"
+    for s in states(game):
+        logits, _ = torch_evaluator(net)(game.counts(s, s.to_move)[None].astype(np.float32))
+        masked = np.where(game.legal_mask(s).astype(bool), logits[0], -np.inf)
+        assert agent.act(game, s) == int(np.argmax(masked))
+    batch = np.stack([s.array for s in states(game)])
+    assert agent.act_batch(game, batch).tolist() == [agent.act(game, s) for s in states(game)]
+
+
+def test_sampling_follows_the_softmax_at_the_temperature(model, game):
+    path, net = model
+    s = states(game)[3]
+    legal = game.legal_mask(s).astype(bool)
+    logits, _ = torch_evaluator(net)(game.counts(s, s.to_move)[None].astype(np.float32))
+    for t in (0.5, 2.0):
+        agent = make_agent(f"az:path={path},sims=0,temperature={t}", seed=5)
+        draws = np.bincount([agent.act(game, s) for _ in range(4000)], minlength=6) / 4000
+        z = np.where(legal, logits[0] / t, -np.inf)
+        expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        np.testing.assert_allclose(draws, expected, atol=0.03)
+        assert draws[~legal].sum() == 0
+    a, b = (make_agent(f"az:path={path},sims=0,temperature=1", seed=9) for _ in range(2))
+    assert [a.act(game, s) for _ in range(30)] == [b.act(game, s) for _ in range(30)]
+
+
+def test_search_agent_plays_the_search_result(model, game):
+    path, net = model
+    agent = make_agent(f"az:path={path},sims=12")
+    search = GumbelSearch(game, 1, 12, max_considered=4)
+    for s in states(game):
+        if game.legal_mask(s).sum() > 1:
+            assert agent.act(game, s) == int(search.run(s.array[None], torch_evaluator(net)).action[0])
+    batch = np.stack([s.array for s in states(game)])
+    assert agent.act_batch(game, batch).tolist() == [agent.act(game, s) for s in states(game)]
+    noisy = [make_agent(f"az:path={path},sims=12,temperature=1", seed=2) for _ in range(2)]
+    s = states(game)[4]
+    assert [noisy[0].act(game, s) for _ in range(10)] == [noisy[1].act(game, s) for _ in range(10)]
+    assert agent.last_seconds > 0
+
+
+def test_agent_plays_whole_matches_and_rebuilds_from_its_name(model, game):
+    path, _ = model
+    agent = make_agent(f"az:path={path},sims=4")
+    assert make_agent(agent.name).name == agent.name
+    result = play_match(game, agent, "random", 4, seed=1)
+    assert result.games == 4 and result.wins + result.draws + result.losses == 4
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("az:sims=-1", "sims"),
+        ("az:sims=abc", "integer"),
+        ("az:sims=1.5", "integer"),
+        ("az:temperature=-1", "temperature"),
+        ("az:temperature=nan", "number"),
+        ("az:depth=3", "no parameter 'depth'"),
+        ("az:path=/no/such/model.json", "does not exist"),
+    ],
+)
+def test_bad_specs_raise_clear_errors(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec)
+
+
+def test_damaged_or_foreign_files_raise_value_errors(model, game, tmp_path):
+    path, _ = model
+    bad_json = tmp_path / "a.json"
+    bad_json.write_text("{not json")
+    (tmp_path / "a.pt").write_bytes(path.with_suffix(".pt").read_bytes())
+    with pytest.raises(ValueError, match="not JSON"):
+        make_agent(f"az:path={bad_json}")
+    other = tmp_path / "b.json"
+    other.write_text(json.dumps({"format": "something else", "version": 1}))
+    (tmp_path / "b.pt").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"mancala_envs\.az"):
+        make_agent(f"az:path={other}")
+    pickled = tmp_path / "c.json"
+    pickled.write_text(path.read_text())
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pickle code ran",))
+
+    torch.save({"x": Evil()}, tmp_path / "c.pt")
+    with pytest.raises(ValueError, match="not the weights"):
+        make_agent(f"az:path={pickled}")
+
+
+def test_model_of_another_game_is_refused(model):
+    path, _ = model
+    agent = make_agent(f"az:path={path}")
+    with pytest.raises(ValueError, match="en_dodoi with 6"):
+        agent.act(get_game("en_dodoi", holes_per_row=8), get_game("en_dodoi").initial_state())
+
+
+def test_no_shipped_model_names_the_way_out(tmp_path, monkeypatch):
+    import agents.az
+
+    monkeypatch.setattr(agents.az, "MODELS_DIR", tmp_path)
+    game = get_game("sadeqa_ii")
+    with pytest.raises(ValueError, match="az:path="):
+        make_agent("az").act(game, game.initial_state())
+
+
+def test_network_and_path_together_is_an_error(model):
+    path, net = model
+    with pytest.raises(ValueError, match="not both"):
+        AZAgent(path=path, network=net)
+
+
+@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+def test_shipped_models_load_and_play(name):
+    """models/az_<game>.json/.pt load through make_agent("az") (En Dodoi at 8 holes) and play."""
+    game = get_game(name)
+    state = random_position(game, 6, 1)
+    for spec in ("az:sims=8", "az:sims=0"):
+        agent = make_agent(spec)
+        assert game.legal_mask(state)[agent.act(game, state)] == 1
+    assert agent.model(game)[1]["game"] == name

@@ -1,0 +1,166 @@
+"""training/train_alphazero.py: a short run that learns, determinism, the run folder, resume,
+Ctrl-C and bad arguments."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.arena import play_match
+from agents.az import AZAgent
+from agents.az_net import build_network, load_network
+from agents.registry import make_agent
+from mancala_envs import get_game
+from training.train_alphazero import main as train_main
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = [
+    "--game", "en_dodoi", "--holes-per-row", "6", "--games", "32", "--sims", "8", "--hidden", "32", "32",
+    "--batch-size", "128", "--min-replay", "256", "--eval-every", "100000000", "--eval-games", "2",
+    "--final-eval-games", "2", "--eval-sims", "2", "--eval-opponents", "random",
+    "--eval-net-opponents", "random", "--train-openings", "50",
+]  # fmt: skip
+
+
+def metrics(run: Path) -> list[dict[str, str]]:
+    with open(run / "metrics.csv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_short_run_improves_over_random(tmp_path):
+    """40k self-play positions (about 20 s on a free core): the same 8-simulation search scores far
+    better against random with the trained network than with the untrained one it started from."""
+    run = tmp_path / "learn"
+    argv = [*TINY, "--games", "64", "--batch-size", "256", "--min-replay", "1000"]
+    assert train_main([*argv, "--total-positions", "40000", "--out", str(run)]) == 0
+    game = get_game("en_dodoi", holes_per_row=6)
+    _, config = load_network(run / "az.json")
+    assert config["trained"]["positions"] >= 40000 and config["trained"]["updates"] > 100
+    torch.manual_seed(0)  # the run's seed: the network it started from
+    untrained = AZAgent(network=build_network(config).eval(), config=config, sims=8)
+    trained = make_agent(f"az:path={run / 'az.json'},sims=8")
+    before = play_match(game, untrained, "random", 200, seed=7).score
+    after = play_match(game, trained, "random", 200, seed=7).score
+    assert after >= 0.8 and after >= before + 0.1, (before, after)
+    report = json.loads((run / "report.json").read_text())
+    assert report  # the final evaluation wrote its report
+
+
+def test_the_same_seed_gives_the_same_run(tmp_path):
+    def run(name: str, seed: int) -> tuple[list[dict[str, str]], dict[str, torch.Tensor]]:
+        out = tmp_path / name
+        argv = [*TINY, "--total-positions", "2560", "--seed", str(seed), "--out", str(out)]
+        assert train_main(argv) == 0
+        weights = torch.load(out / "az.pt", weights_only=True)
+        return metrics(out), weights
+
+    (m1, w1), (m2, w2), (m3, _) = run("a", 0), run("b", 0), run("c", 1)
+    first = next(i for i, r in enumerate(m1) if r["loss_policy"])
+    assert [r["loss_policy"] for r in m1] == [r["loss_policy"] for r in m2]
+    assert [r["loss_value"] for r in m1] == [r["loss_value"] for r in m2]
+    assert all(torch.equal(w1[k], w2[k]) for k in w1)
+    assert (
+        m1[first]["loss_policy"] != m3[first]["loss_policy"]
+        or m1[first]["loss_value"] != m3[first]["loss_value"]
+    )
+
+
+def test_run_folder_resume_and_refusals(tmp_path, capsys):
+    run = tmp_path / "resumed"
+    assert train_main([*TINY, "--total-positions", "1024", "--eval-every", "512", "--out", str(run)]) == 0
+    for name in ("config.json", "command.txt", "git_revision.txt", "az.json", "az.pt", "checkpoint.pt"):
+        assert (run / name).is_file(), name
+    for name in ("replay.npz", "state.json", "eval.csv", "metrics.csv", "learning_curve.png", "report.md"):
+        assert (run / name).is_file(), name
+    first = json.loads((run / "state.json").read_text())
+    assert first["positions"] == 1024 and [e["positions"] for e in first["evals"]][::2] == [0, 512, 1024]
+    # an existing run is never overwritten; a resume takes only the budget flags
+    assert train_main([*TINY, "--out", str(run)]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert train_main(["--resume", str(run), "--sims", "4"]) == 2
+    assert "only" in capsys.readouterr().err
+    assert train_main(["--resume", str(run), "--total-positions", "2048"]) == 0
+    assert "resuming" in capsys.readouterr().out
+    state = json.loads((run / "state.json").read_text())
+    assert state["positions"] == 2048 and state["updates"] > first["updates"]
+    assert sorted({e["positions"] for e in state["evals"]}) == [0, 512, 1024, 1536, 2048]
+    positions = [int(r["positions"]) for r in metrics(run)]
+    assert positions == sorted(positions) and positions[-1] == 2048
+    assert (run / "logs" / "session1").is_dir()
+    assert len((run / "command.txt").read_text().splitlines()) == 2
+    assert json.loads((run / "az.json").read_text())["trained"]["positions"] == 2048
+
+
+def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
+    run = tmp_path / "interrupted"
+    args = [*TINY, "--total-positions", "100000000", "--out", str(run)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.train_alphazero", *args], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    deadline = time.time() + 300  # a cold numba cache compiles the kernels first
+    while not ((run / "metrics.csv").exists() and metrics(run)) and time.time() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err[-2000:]
+    assert "checkpoint saved" in out
+    state = json.loads((run / "state.json").read_text())
+    saved = json.loads((run / "az.json").read_text())
+    assert saved["trained"]["positions"] == state["positions"] >= 32 * 8
+    make_agent(f"az:path={run / 'az.json'},sims=2")  # loads
+    assert not [p for p in os.listdir(run) if ".tmp" in p]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--games", "0"], "--games"),
+        (["--eval-games", "3"], "--eval-games"),
+        (["--opening-share", "1.5"], "--opening-share"),
+        (["--eval-opponents", "nobody"], "unknown agent"),
+        (["--device", "tpu"], "--device"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
+    assert train_main([*TINY, *flags, "--out", str(tmp_path / "x")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x" / "metrics.csv").exists()
+
+
+def test_replay_buffer_round_trip(tmp_path):
+    from training.az_selfplay import Replay
+
+    game = get_game("sadeqa_ii")
+    replay = Replay(game, 5)
+    rng = np.random.default_rng(0)
+    for k in (3, 4):
+        obs = rng.random((k, game.observation_size)).astype(np.float32)
+        replay.add(obs, obs[:, : game.num_actions] > 0.5, obs[:, : game.num_actions], obs[:, 0])
+    assert replay.size == 5 and replay.next == 2
+    (tmp_path / "r.npz").write_bytes(replay.to_bytes())
+    again = Replay(game, 5)
+    again.load(tmp_path / "r.npz")
+    for f in Replay.FIELDS:
+        np.testing.assert_array_equal(getattr(again, f), getattr(replay, f))
+    (tmp_path / "bad.npz").write_bytes(b"nonsense")
+    with pytest.raises(ValueError, match="replay"):
+        again.load(tmp_path / "bad.npz")
+
+
+def test_cli_runs_the_same_script(tmp_path, capsys):
+    from agents.cli import main as cli_main
+
+    assert cli_main(["train-az", *TINY, "--games", "0", "--out", str(tmp_path / "x")]) == 2
+    assert "--games" in capsys.readouterr().err

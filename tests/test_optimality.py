@@ -1,0 +1,146 @@
+"""Optimality suites (mancala_envs.tablebase.suites) and the optimality metric (agents.optimality)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import Agent
+from agents.cli import main as mancala
+from agents.optimality import BLUNDER_KINDS, optimality
+from agents.perfect import PerfectAgent
+from mancala_envs import get_game, tablebase
+from mancala_envs.tablebase.suites import informative, load_suite, make_suite, read_suite, write_suite
+
+SHIPPED = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 8})]
+
+
+@pytest.fixture(scope="module")
+def songo(tmp_path_factory):
+    path = tmp_path_factory.mktemp("songo") / "table"
+    tb = tablebase.build(get_game("songo_ewondo"), max_seeds=8, path=path)
+    return tb, make_suite(tb, 40, seed=1, max_games=60, agents=("random", "greedy"))
+
+
+class LowestAgent(Agent):
+    name = "lowest"
+
+    def act(self, game, state):
+        return int(np.flatnonzero(game.legal_mask(state))[0])
+
+
+class BlunderAgent(Agent):
+    """Always a move that changes the outcome (every suite position has one)."""
+
+    name = "blunder"
+
+    def __init__(self, tb):
+        super().__init__()
+        self.tb = tb
+
+    def act(self, game, state):
+        best = self.tb.best_actions(state)
+        return int(np.flatnonzero(game.legal_mask(state) & (best == 0))[0])
+
+
+def test_suite_positions_are_informative_distinct_and_exact(songo):
+    tb, suite = songo
+    assert len(suite) == 40
+    keys = {(*e.state.board, *e.state.captured, e.state.to_move) for e in suite}
+    assert len(keys) == len(suite)
+    for e in suite:
+        assert tb.covers(e.state) and informative(e)
+        assert e.outcome == tb.outcome(e.state) != -1  # a lost position is never informative
+        np.testing.assert_array_equal(e.best, tb.best_actions(e.state))
+        np.testing.assert_array_equal(e.move_outcomes, tb.move_outcomes(e.state))
+    draws = sum(e.outcome == 0 for e in suite)
+    assert draws in (20, len(suite) - sum(e.outcome == 1 for e in suite))
+
+
+def test_suite_round_trip_and_bad_files(songo, tmp_path):
+    tb, suite = songo
+    write_suite(suite, tmp_path / "s.jsonl")
+    again = read_suite(tmp_path / "s.jsonl", tb.game)
+    assert [e.state for e in again] == [e.state for e in suite]
+    assert all(
+        np.array_equal(a.best, b.best) and a.bounds == b.bounds for a, b in zip(again, suite, strict=True)
+    )
+    with pytest.raises(ValueError, match="sadeqa_ii expected"):
+        read_suite(tmp_path / "s.jsonl", get_game("sadeqa_ii"))
+    (tmp_path / "bad.jsonl").write_text('{"state": 3}\n')
+    with pytest.raises(ValueError, match="line 1: not a suite position"):
+        read_suite(tmp_path / "bad.jsonl")
+    with pytest.raises(ValueError, match="positions must be"):
+        make_suite(tb, 2)
+
+
+def test_optimality_counts(songo):
+    tb, suite = songo
+    game = tb.game
+    perfect = optimality(game, PerfectAgent(max_seeds=tb.max_seeds, path=tb.path), suite)
+    assert perfect.optimal == len(suite) and sum(perfect.blunders.values()) == 0
+    bad = optimality(game, BlunderAgent(tb), suite)
+    assert bad.optimal == 0 and sum(bad.blunders.values()) == len(suite)
+    lowest = optimality(game, LowestAgent(), suite)
+    expected = {k: 0 for k in BLUNDER_KINDS}
+    word = {1: "win", 0: "draw", -1: "loss"}
+    hits = 0
+    for e in suite:
+        m = int(np.flatnonzero(e.move_outcomes != -2)[0])
+        if e.move_outcomes[m] == e.outcome:
+            hits += 1
+        else:
+            expected[f"{word[e.outcome]}->{word[int(e.move_outcomes[m])]}"] += 1
+    assert lowest.optimal == hits and lowest.blunders == expected
+    lo, hi = lowest.interval
+    assert 0 <= lo <= lowest.rate <= hi <= 1
+    with pytest.raises(ValueError, match="empty"):
+        optimality(game, "random", [])
+
+
+def test_cli(songo, tmp_path, capsys):
+    tb, suite = songo
+    out = tmp_path / "cli.jsonl"
+    args = [
+        "tablebase",
+        "suite",
+        "songo_ewondo",
+        "--positions",
+        "3",
+        "--path",
+        str(tb.path),
+        "--out",
+        str(out),
+    ]
+    assert mancala([*args, "--max-games", "40", "--agents", "random;greedy"]) == 0
+    assert len(read_suite(out)) == 3
+    write_suite(suite, tmp_path / "s.jsonl")
+    assert (
+        mancala(["optimality", "songo_ewondo", "greedy", "random", "--suite", str(tmp_path / "s.jsonl")]) == 0
+    )
+    text = capsys.readouterr().out
+    assert "40 positions" in text and "greedy" in text and "random" in text and "win->draw" in text
+
+
+@pytest.mark.parametrize(("name", "params"), SHIPPED, ids=[n for n, _ in SHIPPED])
+def test_shipped_suites(name, params, tmp_path):
+    """Every game ships a suite; its small-seed positions match a table built here."""
+    game = get_game(name, **params)
+    suite = load_suite(game)
+    assert len(suite) >= 1000
+    assert len({(*e.state.board, *e.state.captured, e.state.to_move) for e in suite}) == len(suite)
+    for e in suite:
+        assert e.state.seeds_on_board <= e.max_seeds and not e.state.is_over and informative(e)
+        legal = e.move_outcomes != -2
+        np.testing.assert_array_equal(legal, game.legal_mask(e.state) == 1)
+        np.testing.assert_array_equal(e.best, (legal & (e.move_outcomes == e.outcome)).astype(np.int8))
+    tb = tablebase.build(game, max_seeds=7, path=tmp_path)
+    small = [e for e in suite if tb.covers(e.state)]
+    for e in small:
+        assert tb.outcome(e.state) == e.outcome
+        np.testing.assert_array_equal(tb.move_outcomes(e.state), e.move_outcomes)
+
+
+def test_no_suite_ships_for_other_widths():
+    with pytest.raises(ValueError, match="no optimality suite ships for en_dodoi_6"):
+        load_suite(get_game("en_dodoi", holes_per_row=6))

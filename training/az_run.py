@@ -1,0 +1,193 @@
+"""The run folder of :mod:`training.train_alphazero`: checkpoints (network files, optimizer,
+replay buffer, then ``state.json`` last), one ``metrics.csv`` row per iteration (appended and
+synced), periodic evaluations (``eval.csv``, TensorBoard when installed) and the learning curve
+(``learning_curve.png``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.files import append_synced, atomic_write
+from mancala_envs import Game
+from training.az_selfplay import Replay
+
+EVAL_COLUMNS = (
+    "positions",
+    "minutes",
+    "agent",
+    "opponent",
+    "pairs",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "score",
+    "ci_low",
+    "ci_high",
+)
+
+METRIC_COLUMNS = (
+    "positions",
+    "updates",
+    "minutes",
+    "positions_per_second",
+    "evaluations_per_second",
+    "finished_games",
+    "loss_policy",
+    "loss_value",
+    "loss_policy_kl",
+)
+
+
+class NullWriter:
+    """Stands in for TensorBoard's ``SummaryWriter`` when ``tensorboard`` is not installed."""
+
+    def add_scalar(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def summary_writer(folder: Path) -> Any:
+    """A TensorBoard writer for ``folder``, or a :class:`NullWriter` without ``tensorboard``."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        print("tensorboard is not installed: metrics go to metrics.csv only", flush=True)
+        return NullWriter()
+    return SummaryWriter(str(folder))
+
+
+class Run:
+    """The run folder: checkpoints, evaluations, logs, the learning curve."""
+
+    def __init__(self, a: Any, run: Path, game: Game, command: str, state: dict[str, Any], device: str):
+        self.a, self.run, self.game, self.command, self.device = a, run, game, command, device
+        self.positions = int(state.get("positions", 0))
+        self.updates = int(state.get("updates", 0))
+        self.history: list[dict[str, Any]] = state.get("evals", [])
+        self.wall = float(state.get("wall_seconds", 0.0))
+        self.cpu = float(state.get("cpu_seconds", 0.0))
+        self.started, self.cpu_started = time.perf_counter(), time.process_time()
+
+    def log_iteration(self, row: dict[str, Any], writer: Any) -> None:
+        """One ``metrics.csv`` row (header first in a new file; the losses are the iteration's last
+        update's, empty before learning starts) and the same scalars to TensorBoard."""
+        row = {"positions": self.positions, **row}
+        path = self.run / "metrics.csv"
+        new = not path.exists()
+        with open(path, "a", encoding="utf-8") as fh:
+            header = ",".join(METRIC_COLUMNS) + "\n" if new else ""
+            values = ("" if row.get(k) is None else f"{row[k]:.6g}" for k in METRIC_COLUMNS)
+            append_synced(fh, header + ",".join(values) + "\n")
+        for key in METRIC_COLUMNS[3:]:
+            if row.get(key) is not None:
+                writer.add_scalar(key.replace("loss_", "loss/"), row[key], self.positions)
+
+    def minutes(self) -> float:
+        return (self.wall + time.perf_counter() - self.started) / 60
+
+    def az_config(self) -> dict[str, Any]:
+        from agents.az_net import network_config
+        from training.common import git_revision
+
+        config = network_config(self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale)
+        search = {k: getattr(self.a, k) for k in ("sims", "max_considered", "c_visit", "c_scale")}
+        trained = {"positions": self.positions, "updates": self.updates, "minutes": round(self.minutes(), 2)}
+        return {
+            **config,
+            "search": search,
+            "trained": {**trained, "command": self.command, "git": git_revision()},
+        }
+
+    def save(self, net: Any, optimizer: Any, replay: Replay) -> None:
+        """Network files, checkpoint and buffer first, ``state.json`` last (never ahead of them)."""
+        import torch
+
+        from agents.az_net import save_network
+
+        save_network(net, self.run / "az", self.az_config())
+        buf = io.BytesIO()
+        torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict()}, buf)
+        atomic_write(self.run / "checkpoint.pt", buf.getvalue())
+        atomic_write(self.run / "replay.npz", replay.to_bytes())
+        state = {
+            "positions": self.positions,
+            "updates": self.updates,
+            "evals": self.history,
+            "wall_seconds": self.minutes() * 60,
+            "cpu_seconds": self.cpu + time.process_time() - self.cpu_started,
+        }
+        atomic_write(self.run / "state.json", json.dumps(state, indent=1))
+
+    def evaluate(self, net: Any, n_games: int, progress: bool = False) -> list[Any]:
+        from agents.az import AZAgent
+        from training.evaluate import evaluate
+
+        config = self.az_config()
+        results = []
+        for sims, opponents in ((self.a.eval_sims, self.a.eval_opponents), (0, self.a.eval_net_opponents)):
+            if opponents:
+                agent = AZAgent(network=net, config=config, sims=sims)
+                agent.name = f"learner:sims={sims}"
+                results += evaluate(
+                    self.game, agent, opponents, n_games, self.a.eval_seed, "default", progress
+                )
+        return results
+
+    def periodic_evaluation(self, net: Any, writer: Any) -> None:
+        net.eval()
+        start = time.perf_counter()
+        results = self.evaluate(net, self.a.eval_games)
+        minutes = round(self.minutes(), 3)
+        for res in results:
+            lo, hi = res.confidence_interval()
+            values = (self.positions, minutes, res.a, res.b, res.pairs, res.games, res.wins, res.draws)
+            values += (res.losses, res.score, lo, hi)
+            self.history.append(dict(zip(EVAL_COLUMNS, values, strict=True)))
+            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, self.positions)
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=EVAL_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(self.history)
+        atomic_write(self.run / "eval.csv", buf.getvalue())
+        self.plot()
+        scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
+        print(
+            f"[{self.positions} positions, {minutes:.1f} min] "
+            f"eval ({time.perf_counter() - start:.0f} s): {scores}",
+            flush=True,
+        )
+
+    def plot(self) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4))
+        keys = sorted({(r["agent"], r["opponent"]) for r in self.history})
+        for agent, opp in keys:
+            rows = [r for r in self.history if (r["agent"], r["opponent"]) == (agent, opp)]
+            x = [r["minutes"] for r in rows]
+            ax.plot(x, [r["score"] for r in rows], marker="o", label=f"{agent.split(':')[1]} vs {opp}")
+            ax.fill_between(x, [r["ci_low"] for r in rows], [r["ci_high"] for r in rows], alpha=0.12)
+        ax.set(
+            xlabel="training wall time (minutes)",
+            ylabel="score",
+            ylim=(0, 1),
+            title=f"AlphaZero: {self.game.name}",
+        )
+        ax.axhline(0.5, color="grey", lw=0.5)
+        ax.legend(fontsize=7, loc="lower right")
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110)
+        plt.close(fig)
+        atomic_write(self.run / "learning_curve.png", buf.getvalue())
