@@ -17,7 +17,7 @@ import tomllib
 import types
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, NamedTuple, Union, get_args, get_origin, get_type_hints
 
 from agents.files import atomic_write, read_json
 
@@ -104,6 +104,47 @@ def default_run_folder(base: str) -> Path:
     while (Path(base if k == 1 else f"{base}-{k}") / "config.json").exists():
         k += 1
     return Path(base if k == 1 else f"{base}-{k}")
+
+
+def make_game(a: Any):
+    """The game of a training script's arguments (``game``, ``holes_per_row``, ``max_plies``)."""
+    from mancala_envs import get_game
+
+    params = {
+        k: v for k, v in (("holes_per_row", a.holes_per_row), ("max_plies", a.max_plies)) if v is not None
+    }
+    return get_game(a.game, **params)
+
+
+class RunStart(NamedTuple):
+    run: Path
+    device: str
+    state: dict[str, Any]  # the run's state.json when resuming, else {}
+    session_seed: int
+
+
+def start_run(a: Any, default_base: str, progress_key: str) -> RunStart:
+    """What every training script does first: the run folder (``a.out``, else a fresh
+    :func:`default_run_folder` of ``default_base``), refused if it already holds a run and this is
+    not ``--resume``; the device (:func:`resolve_device`); torch's thread count; the saved state
+    of a resumed run; and this session's seed (``a.seed``, or derived from it and the progress
+    ``state[progress_key]`` reached, so a resumed session does not replay the first one's draws)."""
+    import torch
+
+    from agents.arena import derive_seed
+
+    run = Path(a.out) if a.out else default_run_folder(default_base)
+    resuming = a.resume is not None
+    if not resuming and (run / "config.json").exists():
+        raise ValueError(
+            f"{run} already holds a run: continue it with --resume {run} or choose another --out"
+        )
+    device = resolve_device(a.device)
+    run.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(a.torch_threads)
+    state = read_json(run / "state.json") if resuming and (run / "state.json").exists() else {}
+    session_seed = derive_seed(a.seed, int(state.get(progress_key, 0))) if resuming else a.seed
+    return RunStart(run, device, state, session_seed)
 
 
 def record_run(run: Path, config: dict[str, Any], module: str, argv: list[str]) -> str:

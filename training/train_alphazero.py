@@ -61,17 +61,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.files import read_json
-from mancala_envs import GAMES, Game, get_game
+from mancala_envs import GAMES
 from training.az_run import Run, summary_writer
 from training.az_selfplay import Replay, SelfPlay
 from training.common import (
     build_parser,
-    default_run_folder,
+    make_game,
     next_session,
     record_run,
-    resolve_device,
     resume_config,
+    start_run,
 )
 
 RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
@@ -190,13 +189,6 @@ def check_args(a: Args) -> None:
         make_agent(spec)  # raises ValueError for a bad spec
 
 
-def make_game(a: Args) -> Game:
-    params = {
-        k: v for k, v in (("holes_per_row", a.holes_per_row), ("max_plies", a.max_plies)) if v is not None
-    }
-    return get_game(a.game, **params)
-
-
 def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Generator, device: str) -> dict:
     """One Adam step on a minibatch; returns the losses."""
     import torch
@@ -223,27 +215,14 @@ def train(a: Args, argv: list[str]) -> int:
     import torch
 
     from agents import interrupts
-    from agents.arena import derive_seed
     from agents.az_net import build_network, torch_evaluator
     from agents.openings import DEFAULT_PLIES, random_openings
     from training.evaluate import table, write_report
 
     game = make_game(a)
-    run = (
-        Path(a.out)
-        if a.out
-        else default_run_folder(f"runs/az_{game.name}{a.holes_per_row or ''}-seed{a.seed}")
-    )
+    base = f"runs/az_{game.name}{a.holes_per_row or ''}-seed{a.seed}"
+    run, device, state, session_seed = start_run(a, base, "positions")
     resuming = a.resume is not None
-    if not resuming and (run / "config.json").exists():
-        raise ValueError(
-            f"{run} already holds a run: continue it with --resume {run} or choose another --out"
-        )
-    device = resolve_device(a.device)
-    run.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(a.torch_threads)
-    state = read_json(run / "state.json") if resuming and (run / "state.json").exists() else {}
-    session_seed = derive_seed(a.seed, int(state.get("positions", 0))) if resuming else a.seed
     torch.manual_seed(session_seed)
     if device == "cpu":
         torch.use_deterministic_algorithms(True)

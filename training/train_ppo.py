@@ -58,16 +58,15 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agents.files import read_json
-from mancala_envs import GAMES, Game, get_game
+from mancala_envs import GAMES
 from training.common import (
     build_parser,
-    default_run_folder,
     load_toml_defaults,
+    make_game,
     next_session,
     record_run,
-    resolve_device,
     resume_config,
+    start_run,
 )
 from training.features import SeedFeatures  # noqa: F401  (0.1 checkpoints pickled this path)
 from training.ppo_trainer import (  # noqa: F401  (re-exported: the script's parts by their old names)
@@ -192,13 +191,6 @@ def check_args(a: Args) -> None:
         make_agent(spec)  # raises ValueError for a bad spec
 
 
-def make_game(a: Args) -> Game:
-    params = {
-        k: v for k, v in (("holes_per_row", a.holes_per_row), ("max_plies", a.max_plies)) if v is not None
-    }
-    return get_game(a.game, **params)
-
-
 def train(args: Args, argv: list[str]) -> int:
     """Run (or resume) the training described by ``args``; returns the exit status."""
     import torch
@@ -214,21 +206,9 @@ def train(args: Args, argv: list[str]) -> int:
     from training.opponents import OpponentPool, parse_pool
 
     game = make_game(args)
-    run = (
-        Path(args.out)
-        if args.out
-        else default_run_folder(f"runs/{game.name}{args.holes_per_row or ''}-seed{args.seed}")
-    )
+    base = f"runs/{game.name}{args.holes_per_row or ''}-seed{args.seed}"
+    run, device, state, session_seed = start_run(args, base, "num_timesteps")
     resuming = args.resume is not None
-    if not resuming and (run / "config.json").exists():
-        raise ValueError(
-            f"{run} already holds a run: continue it with --resume {run} or choose another --out"
-        )
-    device = resolve_device(args.device)
-    run.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(args.torch_threads)
-    state = read_json(run / "state.json") if resuming and (run / "state.json").exists() else {}
-    session_seed = derive_seed(args.seed, int(state.get("num_timesteps", 0))) if resuming else args.seed
     set_random_seed(session_seed)
     if device == "cpu":
         torch.use_deterministic_algorithms(True)
