@@ -121,26 +121,10 @@ def save_network(net: AZNet, path: str | os.PathLike, config: dict[str, Any]) ->
 
 def load_network(path: str | os.PathLike) -> tuple[AZNet, dict[str, Any]]:
     """The network (CPU, eval mode) and config of a saved pair; ``ValueError`` naming the file for
-    anything missing, damaged or of another format."""
-    json_path, pt_path = az_paths(path)
-    for p in (json_path, pt_path):
-        if not p.is_file():
-            raise ValueError(f"az model file {p} does not exist")
-    try:
-        config = json.loads(json_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{json_path} is not an az model config (not JSON: {e})") from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT or config.get("version") != VERSION:
-        raise ValueError(f"{json_path} is not a {FORMAT} config of version {VERSION}")
-    try:
-        net = build_network(config)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{json_path}: bad az model config ({type(e).__name__}: {e})") from None
-    try:
-        weights = torch.load(pt_path, map_location="cpu", weights_only=True)
-        net.load_state_dict(weights)
-    except Exception as e:  # torch raises many kinds for a damaged or foreign file
-        raise ValueError(f"{pt_path}: not the weights of this az network ({type(e).__name__})") from None
+    anything missing, damaged or of another format (:func:`agents.policy_files.load_pair`)."""
+    from agents.policy_files import load_pair
+
+    net, config = load_pair(*az_paths(path), "az model", FORMAT, VERSION, build_network)
     net.eval()
     return net, config
 

@@ -71,30 +71,39 @@ def save_policy(policy: Any, path: str | os.PathLike, config: dict[str, Any]) ->
     return json_path, pt_path
 
 
-def load_policy(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
-    """The policy (on the CPU, in eval mode) and config of a safe pair; ``ValueError`` naming the
-    file for anything missing, damaged or of another format."""
+def load_pair(
+    json_path: Path, pt_path: Path, kind: str, fmt: str, version: int, build: Any
+) -> tuple[Any, dict[str, Any]]:
+    """The torch module and config of a safe weights + JSON pair (this project's policies and az
+    networks): both files present, the JSON config of format ``fmt`` and ``version``, the module
+    ``build(config)``, its weights loaded with ``weights_only=True``; ``ValueError`` naming the
+    file for anything missing, damaged or of another format. ``kind`` names the file in messages."""
     import torch
 
-    json_path, pt_path = policy_paths(path)
     for p in (json_path, pt_path):
         if not p.is_file():
-            raise ValueError(f"policy file {p} does not exist")
+            raise ValueError(f"{kind} file {p} does not exist")
     try:
         config = json.loads(json_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{json_path} is not a policy config (not JSON: {e})") from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT or config.get("version") != VERSION:
-        raise ValueError(f"{json_path} is not a {FORMAT} config of version {VERSION}")
+        raise ValueError(f"{json_path} is not a {kind} config (not JSON: {e})") from None
+    if not isinstance(config, dict) or config.get("format") != fmt or config.get("version") != version:
+        raise ValueError(f"{json_path} is not a {fmt} config of version {version}")
     try:
-        policy = build_policy(config)
+        module = build(config)
     except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{json_path}: bad policy config ({e!r})") from None
+        raise ValueError(f"{json_path}: bad {kind} config ({type(e).__name__}: {e})") from None
     try:
-        weights = torch.load(pt_path, map_location="cpu", weights_only=True)
-        policy.load_state_dict(weights)
+        module.load_state_dict(torch.load(pt_path, map_location="cpu", weights_only=True))
     except Exception as e:  # torch raises many kinds for a damaged or foreign file
-        raise ValueError(f"{pt_path}: not the weights of this policy ({type(e).__name__}: {e})") from None
+        raise ValueError(f"{pt_path}: not the weights of this {kind} ({type(e).__name__}: {e})") from None
+    return module, config
+
+
+def load_policy(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
+    """The policy (on the CPU, in eval mode) and config of a safe pair; ``ValueError`` naming the
+    file for anything missing, damaged or of another format (:func:`load_pair`)."""
+    policy, config = load_pair(*policy_paths(path), "policy", FORMAT, VERSION, build_policy)
     policy.set_training_mode(False)
     return policy, config
 
