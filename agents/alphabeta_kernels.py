@@ -29,21 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mancala_envs.core import layout
 from mancala_envs.core.engine import new_work, play
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import (
-    DONE,
-    RUNNING,
-    copy_row,
-    off_captured,
-    off_mask,
-    off_pending,
-    off_ply,
-    off_status,
-    off_to_move,
-    off_winner,
-    row_sum,
-)
 from mancala_envs.rulesets import R_HOLES, R_MAX_PLIES
 
 WIN = 1_000_000  # value of a won game (plus the plies left, so that quicker wins rank higher)
@@ -62,10 +50,10 @@ W_CAPTURED, W_ROW, W_HOLES, W_EXTEND = 0, 1, 2, 3
 def evaluate(state, n, player, weights):
     """Static value of a running position for ``player``: weighted differences (player minus
     opponent) of captured seeds, seeds on the rows and non-empty holes."""
-    cap = off_captured(n)
+    cap = layout.off_captured(n)
     board = state[: 2 * n]
     captured = state[cap + player] - state[cap + 1 - player]
-    rows = row_sum(board, n, player) - row_sum(board, n, 1 - player)
+    rows = layout.row_sum(board, n, player) - layout.row_sum(board, n, 1 - player)
     holes = 0
     if weights[W_HOLES] != 0:
         for i in range(n):
@@ -77,13 +65,13 @@ def evaluate(state, n, player, weights):
 def node_value(state, n, left, weights):
     """Value for the player to move of a finished position (won/lost/drawn, truncated = 0) or,
     for a running one, its static value."""
-    player = state[off_to_move(n)]
-    status = state[off_status(n)]
-    if status == RUNNING:
+    player = state[layout.off_to_move(n)]
+    status = state[layout.off_status(n)]
+    if status == layout.RUNNING:
         return evaluate(state, n, player, weights)
-    if status != DONE:
+    if status != layout.DONE:
         return 0
-    winner = state[off_winner(n)]
+    winner = state[layout.off_winner(n)]
     if winner == player:
         return WIN + left
     if winner < 0:
@@ -97,7 +85,7 @@ def child_extension(state, n, moves, ext, weights):
     the node is extended (their ``left`` is the node's own); see the module docstring."""
     if moves == 1 and (ext >> 1) < MAX_EXTENSION:
         return ext + 2, True
-    if (ext & 1) == 0 and min(row_sum(state, n, 0), row_sum(state, n, 1)) <= weights[W_EXTEND]:
+    if (ext & 1) == 0 and min(layout.row_sum(state, n, 0), layout.row_sum(state, n, 1)) <= weights[W_EXTEND]:
         return ext | 1, True
     return ext, False
 
@@ -113,9 +101,9 @@ def position_hash(state, n):
     """64-bit FNV-1a hash of board, captured, player to move and the opening flags (wrapping int64)."""
     h = np.int64(-3750763034362895579)
     prime = np.int64(1099511628211)
-    for i in range(off_to_move(n) + 1):  # board, captured, to move (not ply, status, winner)
+    for i in range(layout.off_to_move(n) + 1):  # board, captured, to move (not ply, status, winner)
         h = (h ^ np.int64(state[i] + 1)) * prime
-    for i in range(off_pending(n), off_pending(n) + 2):
+    for i in range(layout.off_pending(n), layout.off_pending(n) + 2):
         h = (h ^ np.int64(state[i] + 1)) * prime
     return h
 
@@ -148,15 +136,15 @@ def expand(state, left, tt_move, rules, weights, kids, scores, order, work, ctx)
     static value for the mover at ``left - 1`` plies left, and write the actions into ``order``:
     the table move first, then by descending score. Returns the number of moves."""
     n = rules[R_HOLES]
-    me = state[off_to_move(n)]
+    me = state[layout.off_to_move(n)]
     count = 0
     for a in range(n):
-        if state[off_mask(n) + a]:
-            copy_row(kids[a], state)
+        if state[layout.off_mask(n) + a]:
+            layout.copy_row(kids[a], state)
             play(kids[a], a, rules, work, True)
             ctx[CTX_NODES] += 1
             v = node_value(kids[a], n, left - 1, weights)
-            if kids[a, off_to_move(n)] != me:
+            if kids[a, layout.off_to_move(n)] != me:
                 v = -v
             scores[a] = v
             key = INF if a == tt_move else v
@@ -187,19 +175,10 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
     kids = np.empty((frames, n, length), dtype=root.dtype)
     scores = np.empty((frames, n), dtype=np.int64)
     order = np.empty((frames, n), dtype=np.int64)
-    count = np.zeros(frames, dtype=np.int64)
-    nxt = np.zeros(frames, dtype=np.int64)
-    lo = np.empty(frames, dtype=np.int64)
-    hi = np.empty(frames, dtype=np.int64)
-    lo0 = np.empty(frames, dtype=np.int64)
-    best = np.empty(frames, dtype=np.int64)
-    best_move = np.empty(frames, dtype=np.int64)
-    keys = np.empty(frames, dtype=np.int64)
+    # the numbers each frame keeps: one int64 row apiece
+    per_frame = np.zeros((12, frames), dtype=np.int64)
+    count, nxt, lo, hi, lo0, best, best_move, keys, left_at, ext_at, child_left, child_ext = per_frame
     safe = np.zeros(frames, dtype=np.bool_)
-    left_at = np.empty(frames, dtype=np.int64)
-    ext_at = np.empty(frames, dtype=np.int64)
-    child_left = np.empty(frames, dtype=np.int64)
-    child_ext = np.empty(frames, dtype=np.int64)
     gen = ctx[CTX_GENERATION]
     max_plies = rules[R_MAX_PLIES]
     stack[0, :] = root
@@ -216,7 +195,7 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
             left = left_at[p]
             ext = ext_at[p]
             entering = False
-            if left == 0 or s[off_status(n)] != RUNNING:
+            if left == 0 or s[layout.off_status(n)] != layout.RUNNING:
                 ret = node_value(s, n, left, weights)
             elif ctx[CTX_NODES] >= ctx[CTX_MAX_NODES]:
                 ctx[CTX_ABORTED] = 1
@@ -226,7 +205,7 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
                 keys[p] = key
                 lo0[p] = lo[p]
                 # no line below can reach max_plies: the value does not depend on the ply count
-                safe[p] = s[off_ply(n)] + plies_below(left, ext) < max_plies
+                safe[p] = s[layout.off_ply(n)] + plies_below(left, ext) < max_plies
                 tt_move, flag = tt_probe(key, left, ext, tt_key, tt_info, gen)
                 cut = False
                 if flag >= 0 and safe[p]:
@@ -267,7 +246,7 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
         p -= 1
         s = stack[p]
         a = order[p, nxt[p]]
-        v = ret if kids[p, a, off_to_move(n)] == s[off_to_move(n)] else -ret
+        v = ret if kids[p, a, layout.off_to_move(n)] == s[layout.off_to_move(n)] else -ret
         nxt[p] += 1
         if v > best[p]:
             best[p] = v
@@ -286,10 +265,10 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
 @kernel
 def descend(p, a, stack, kids, left_at, ext_at, child_left, child_ext, lo, hi, n):
     """Open frame ``p + 1`` on child ``a`` of frame ``p``; returns ``p + 1``."""
-    copy_row(stack[p + 1], kids[p, a])
+    layout.copy_row(stack[p + 1], kids[p, a])
     left_at[p + 1] = child_left[p]
     ext_at[p + 1] = child_ext[p]
-    if kids[p, a, off_to_move(n)] == stack[p, off_to_move(n)]:
+    if kids[p, a, layout.off_to_move(n)] == stack[p, layout.off_to_move(n)]:
         lo[p + 1], hi[p + 1] = lo[p], hi[p]
     else:
         lo[p + 1], hi[p + 1] = -hi[p], -lo[p]
@@ -318,7 +297,7 @@ def alphabeta_root(root, depth, root_order, rules, weights, tt_key, tt_val, tt_i
     Ties keep the first move in ``root_order``; the caller reads ctx[CTX_ABORTED]."""
     n = rules[R_HOLES]
     values = np.full(n, -INF, dtype=np.int64)
-    me = root[off_to_move(n)]
+    me = root[layout.off_to_move(n)]
     child = np.empty(root.shape[0], dtype=root.dtype)
     work = new_work(n)
     best = -INF
@@ -329,7 +308,7 @@ def alphabeta_root(root, depth, root_order, rules, weights, tt_key, tt_val, tt_i
         child[:] = root
         play(child, a, rules, work, True)
         ctx[CTX_NODES] += 1
-        if child[off_to_move(n)] == me:
+        if child[layout.off_to_move(n)] == me:
             v = negamax(child, depth - 1, alpha, INF, rules, weights, tt_key, tt_val, tt_info, ctx)
         else:
             v = -negamax(child, depth - 1, -INF, -alpha, rules, weights, tt_key, tt_val, tt_info, ctx)

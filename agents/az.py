@@ -17,22 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import NetworkAgent, require_running, spec_name, spec_number
+from agents.base import MODELS_DIR, NetworkAgent, require_running, shipped_model, spec_name, spec_number
 from mancala_envs import Game, State
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
 
 
 def shipped_az_model(game: Game) -> Path:
     """``models/az_<game>.json``; ``ValueError`` when it is not there."""
-    path = MODELS_DIR / f"az_{game.name}.json"
-    if not path.is_file():
-        raise ValueError(
-            f"no shipped az model for {game.name}: {path} does not exist; give one with az:path=FILE"
-        )
-    return path
+    return shipped_model(MODELS_DIR / f"az_{game.name}.json", game, "az model", "az")
 
 
 class AZAgent(NetworkAgent):

@@ -17,9 +17,7 @@ training used: ``sims``, ``max_considered``, ``c_visit``, ``c_scale``) and ``tra
 
 from __future__ import annotations
 
-import io
 import itertools
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.files import atomic_write
+from agents.policy_files import load_pair, pair_paths, save_pair
 
 FORMAT, VERSION = "mancala_envs.az", 1
 
@@ -102,29 +100,15 @@ def build_network(config: dict[str, Any]) -> AZNet:
     )
 
 
-def az_paths(path: str | os.PathLike) -> tuple[Path, Path]:
-    """``(NAME.json, NAME.pt)`` for a path to either file (or their common stem)."""
-    path = Path(path)
-    stem = path.with_suffix("") if path.suffix in (".json", ".pt") else path
-    return stem.with_suffix(".json"), stem.with_suffix(".pt")
-
-
 def save_network(net: AZNet, path: str | os.PathLike, config: dict[str, Any]) -> tuple[Path, Path]:
-    """Write the weights, then the config (each atomically: a config never names missing weights)."""
-    json_path, pt_path = az_paths(path)
-    buf = io.BytesIO()
-    torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, buf)
-    atomic_write(pt_path, buf.getvalue())
-    atomic_write(json_path, json.dumps({"format": FORMAT, "version": VERSION, **config}, indent=2) + "\n")
-    return json_path, pt_path
+    """Write the weights, then the config (:func:`agents.policy_files.save_pair`)."""
+    return save_pair(net, path, FORMAT, VERSION, config)
 
 
 def load_network(path: str | os.PathLike) -> tuple[AZNet, dict[str, Any]]:
     """The network (CPU, eval mode) and config of a saved pair; ``ValueError`` naming the file for
     anything missing, damaged or of another format (:func:`agents.policy_files.load_pair`)."""
-    from agents.policy_files import load_pair
-
-    net, config = load_pair(*az_paths(path), "az model", FORMAT, VERSION, build_network)
+    net, config = load_pair(*pair_paths(path), "az model", FORMAT, VERSION, build_network)
     net.eval()
     return net, config
 

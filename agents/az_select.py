@@ -68,6 +68,14 @@ def root_action(tree, b, n, k, table, max_considered, c_visit, c_scale, prior, s
     m = min(max_considered, legal_count(tree, b, 0, n))
     wanted = table[m, min(k, sims - 1)]
     qtransform_completed_by_mix_value(tree, b, 0, n, c_visit, c_scale, prior, sigma)
+    pick, fallback = best_root_score(tree, b, n, wanted, sigma)
+    return pick if pick >= 0 else fallback  # past the table (a longer search): the best score
+
+
+@inline_kernel
+def best_root_score(tree, b, n, wanted, sigma):
+    """The root's legal action of the largest ``g + logits + sigma`` among those with ``wanted``
+    visits (-1 if none), and the one of the largest score whatever its visits."""
     best = -np.inf
     pick = -1
     fallback = -1
@@ -84,7 +92,7 @@ def root_action(tree, b, n, k, table, max_considered, c_visit, c_scale, prior, s
         if score > fallback_score or fallback < 0:
             fallback_score = score
             fallback = a
-    return pick if pick >= 0 else fallback  # past the table (a longer search): the best score
+    return pick, fallback
 
 
 @inline_kernel
@@ -135,17 +143,7 @@ def root_result(tree, b, n, c_visit, c_scale, prior, sigma, policy_out):
         c = tree.children[b, 0, a]
         if legal(tree, b, 0, n, a) and c >= 0:
             most = max(most, tree.visits[b, c])
-    best = -np.inf
-    pick = -1
-    for a in range(n):
-        if not legal(tree, b, 0, n, a):
-            continue
-        c = tree.children[b, 0, a]
-        visits = tree.visits[b, c] if c >= 0 else 0
-        score = tree.gumbel[b, a] + tree.logits[b, 0, a] + sigma[a]
-        if visits == max(most, 0) and score > best:
-            best = score
-            pick = a
+    pick, _ = best_root_score(tree, b, n, max(most, 0), sigma)
     improved_policy(tree, b, 0, n, sigma, policy_out)
     return pick
 

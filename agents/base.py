@@ -21,10 +21,14 @@ and passes ``env_indices`` (the games of the rows) to ``act_batch``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from mancala_envs import Game, State
 from mancala_envs.core.batch import random_actions
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"  # the shipped models
 
 
 class Agent:
@@ -57,6 +61,16 @@ def require_running(game: Game, state: State) -> np.ndarray:
     if not mask.any():
         raise ValueError("no legal move: the game is over")
     return mask
+
+
+def shipped_model(path: Path, game: Game, what: str, agent: str) -> Path:
+    """``path``, the shipped ``what`` of ``game``; ``ValueError`` naming ``agent:path=FILE`` as the
+    way out when it is not there."""
+    if not path.is_file():
+        raise ValueError(
+            f"no shipped {what} for {game.name}: {path} does not exist; give one with {agent}:path=FILE"
+        )
+    return path
 
 
 def time_budget(value: object, who: str) -> float | None:

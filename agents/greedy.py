@@ -10,18 +10,9 @@ from numba import njit
 
 from agents.base import Agent, require_running
 from mancala_envs import Game, State
+from mancala_envs.core import layout
 from mancala_envs.core.engine import new_work, play
 from mancala_envs.core.fast import kernel, random_below
-from mancala_envs.core.layout import (
-    DONE,
-    copy_row,
-    off_captured,
-    off_mask,
-    off_status,
-    off_to_move,
-    off_winner,
-    row_sum,
-)
 from mancala_envs.rulesets import R_HOLES, R_RESULT, RESULT_BY_SURVIVAL
 
 
@@ -31,8 +22,8 @@ def move_gain(before, after, n, player, rules):
     seeds (SE10/ED5 games, the end-of-game board included), or, in a survival game (SQ6) where
     captures do not score, seeds on his row minus seeds on the opponent's row after the move."""
     if rules[R_RESULT] == RESULT_BY_SURVIVAL:
-        return row_sum(after, n, player) - row_sum(after, n, 1 - player)
-    cap = off_captured(n) + player
+        return layout.row_sum(after, n, player) - layout.row_sum(after, n, 1 - player)
+    cap = layout.off_captured(n) + player
     return after[cap] - before[cap]
 
 
@@ -41,16 +32,16 @@ def greedy_action(state, rules, rng, child, work, ties):
     """One ply: a move that wins at once if there is one, else the largest :func:`move_gain`;
     ties at random. ``child``: a state-sized buffer; ``work``: engine scratch; ``ties``: int64 (n)."""
     n = rules[R_HOLES]
-    me = state[off_to_move(n)]
+    me = state[layout.off_to_move(n)]
     best_won = -1
     best_gain = -(1 << 30)
     count = 0
     for a in range(n):
-        if state[off_mask(n) + a] == 0:
+        if state[layout.off_mask(n) + a] == 0:
             continue
-        copy_row(child, state)
+        layout.copy_row(child, state)
         play(child, a, rules, work, True)
-        won = 1 if child[off_status(n)] == DONE and child[off_winner(n)] == me else 0
+        won = 1 if child[layout.off_status(n)] == layout.DONE and child[layout.off_winner(n)] == me else 0
         gain = move_gain(state, child, n, me, rules)
         if won > best_won or (won == best_won and gain > best_gain):
             best_won, best_gain, count = won, gain, 0

@@ -12,47 +12,38 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mancala_envs.core import layout
 from mancala_envs.core.engine import new_work, outcome_for, play, play_random
 from mancala_envs.core.fast import kernel, random_below
-from mancala_envs.core.layout import (
-    DONE,
-    NO_WINNER,
-    RUNNING,
-    off_captured,
-    off_mask,
-    off_status,
-    off_to_move,
-    off_winner,
-)
 from mancala_envs.rulesets import R_HOLES, R_RESULT, R_SEEDS_PER_HOLE, RESULT_BY_CAPTURES
 
 
 @kernel
 def decided_winner(state, rules):
     """SE10/ED5 decided early: in a game won on captures, a player who holds more than half the
-    seeds has won whatever follows (captured counts never decrease); NO_WINNER otherwise."""
+    seeds has won whatever follows (captured counts never decrease); layout.NO_WINNER otherwise."""
     n = rules[R_HOLES]
     if rules[R_RESULT] != RESULT_BY_CAPTURES:
-        return NO_WINNER
+        return layout.NO_WINNER
     half = rules[R_SEEDS_PER_HOLE] * n  # total seeds / 2
-    cap = off_captured(n)
+    cap = layout.off_captured(n)
     for p in range(2):
         if state[cap + p] > half:
             return p
-    return NO_WINNER
+    return layout.NO_WINNER
 
 
 @kernel
 def rollout(state, rules, rng, work, candidates):
     """Play uniformly random moves on ``state`` (in place) until the result is known; returns the
-    winner (0, 1), or -1 for a draw and NO_WINNER for a truncated game."""
+    winner (0, 1), or -1 for a draw and layout.NO_WINNER for a truncated game."""
     n = rules[R_HOLES]
-    while state[off_status(n)] == RUNNING:
+    while state[layout.off_status(n)] == layout.RUNNING:
         decided = decided_winner(state, rules)
         if decided >= 0:
             return decided
         play_random(state, rules, rng.random(), work, candidates, False)
-    return state[off_winner(n)] if state[off_status(n)] == DONE else NO_WINNER
+    return state[layout.off_winner(n)] if state[layout.off_status(n)] == layout.DONE else layout.NO_WINNER
 
 
 @njit(cache=True)
@@ -73,16 +64,16 @@ def mcts_run(sims, c, rules, rng, states, children, visits, value, mover, n_node
         node = 0
         path[0] = 0
         depth = 1
-        while states[node, off_status(n)] == RUNNING:
+        while states[node, layout.off_status(n)] == layout.RUNNING:
             untried = 0
             for a in range(n):
-                if states[node, off_mask(n) + a] and children[node, a] < 0:
+                if states[node, layout.off_mask(n) + a] and children[node, a] < 0:
                     untried += 1
             if untried > 0 and n_nodes < capacity:
                 r = random_below(rng, untried)
                 pick = -1
                 for a in range(n):
-                    if states[node, off_mask(n) + a] and children[node, a] < 0:
+                    if states[node, layout.off_mask(n) + a] and children[node, a] < 0:
                         if r == 0:
                             pick = a
                             break
@@ -92,7 +83,7 @@ def mcts_run(sims, c, rules, rng, states, children, visits, value, mover, n_node
                 states[new, :] = states[node]
                 play(states[new], pick, rules, work, True)
                 children[node, pick] = new
-                mover[new] = states[node, off_to_move(n)]
+                mover[new] = states[node, layout.off_to_move(n)]
                 visits[new] = 0.0
                 value[new] = 0.0
                 path[depth] = new
@@ -105,7 +96,7 @@ def mcts_run(sims, c, rules, rng, states, children, visits, value, mover, n_node
             best = -1.0
             best_child = -1
             for a in range(n):
-                if states[node, off_mask(n) + a]:
+                if states[node, layout.off_mask(n) + a]:
                     ch = children[node, a]
                     u = value[ch] / visits[ch] + c * np.sqrt(log_n / visits[ch])
                     if u > best:

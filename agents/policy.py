@@ -19,20 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import NetworkAgent, spec_name, spec_number
+from agents.base import MODELS_DIR, NetworkAgent, shipped_model, spec_name, spec_number
 from mancala_envs import Game
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
-
-def shipped_model(game: Game) -> Path:
+def shipped_policy(game: Game) -> Path:
     """``models/<game>.json`` beside the package; ``ValueError`` when it is not there."""
-    path = MODELS_DIR / f"{game.name}.json"
-    if not path.is_file():
-        raise ValueError(
-            f"no shipped policy for {game.name}: {path} does not exist; give one with policy:path=FILE"
-        )
-    return path
+    return shipped_model(MODELS_DIR / f"{game.name}.json", game, "policy", "policy")
 
 
 class PolicyAgent(NetworkAgent):
@@ -89,7 +82,7 @@ class PolicyAgent(NetworkAgent):
         if game.name not in self._shipped:
             from agents.policy_files import load_policy
 
-            self._shipped[game.name] = load_policy(shipped_model(game))
+            self._shipped[game.name] = load_policy(shipped_policy(game))
         policy, config = self._shipped[game.name]
         self.counts = config.get("observation") == "counts"
         return policy

@@ -23,12 +23,14 @@ from typing import Any
 import numpy as np
 
 from agents.files import atomic_write
+from mancala_envs.config_files import read_config
 
 FORMAT, VERSION = "mancala_envs.policy", 1
 
 
-def policy_paths(path: str | os.PathLike) -> tuple[Path, Path]:
-    """``(NAME.json, NAME.pt)`` for a path to either file (or their common stem)."""
+def pair_paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """``(NAME.json, NAME.pt)`` of a safe pair (policies and az networks) for a path to either file
+    (or their common stem)."""
     path = Path(path)
     stem = path.with_suffix("") if path.suffix in (".json", ".pt") else path
     return stem.with_suffix(".json"), stem.with_suffix(".pt")
@@ -56,19 +58,27 @@ def build_policy(config: dict[str, Any]) -> Any:
     )
 
 
-def save_policy(policy: Any, path: str | os.PathLike, config: dict[str, Any]) -> tuple[Path, Path]:
-    """Write ``policy``'s weights and ``config`` as the safe pair (each file atomically; the
-    weights first, so a config never names missing weights)."""
+def save_pair(
+    module: Any, path: str | os.PathLike, fmt: str, version: int, config: dict[str, Any]
+) -> tuple[Path, Path]:
+    """Write a torch module's weights and ``config`` (stamped with ``format`` ``fmt`` and
+    ``version``) as a safe pair, each file atomically; the weights first, so a config never names
+    missing weights. Returns ``(NAME.json, NAME.pt)``."""
     import io
 
     import torch
 
-    json_path, pt_path = policy_paths(path)
+    json_path, pt_path = pair_paths(path)
     buf = io.BytesIO()
-    torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, buf)
+    torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buf)
     atomic_write(pt_path, buf.getvalue())
-    atomic_write(json_path, json.dumps({"format": FORMAT, "version": VERSION, **config}, indent=2) + "\n")
+    atomic_write(json_path, json.dumps({"format": fmt, "version": version, **config}, indent=2) + "\n")
     return json_path, pt_path
+
+
+def save_policy(policy: Any, path: str | os.PathLike, config: dict[str, Any]) -> tuple[Path, Path]:
+    """Write ``policy``'s weights and ``config`` as the safe pair (:func:`save_pair`)."""
+    return save_pair(policy, path, FORMAT, VERSION, config)
 
 
 def load_pair(
@@ -80,15 +90,9 @@ def load_pair(
     file for anything missing, damaged or of another format. ``kind`` names the file in messages."""
     import torch
 
-    for p in (json_path, pt_path):
-        if not p.is_file():
-            raise ValueError(f"{kind} file {p} does not exist")
-    try:
-        config = json.loads(json_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{json_path} is not a {kind} config (not JSON: {e})") from None
-    if not isinstance(config, dict) or config.get("format") != fmt or config.get("version") != version:
-        raise ValueError(f"{json_path} is not a {fmt} config of version {version}")
+    if not pt_path.is_file():
+        raise ValueError(f"{kind} file {pt_path} does not exist")
+    config = read_config(json_path, fmt, version, f"{kind} config")
     try:
         module = build(config)
     except (KeyError, TypeError, ValueError) as e:
@@ -103,7 +107,7 @@ def load_pair(
 def load_policy(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
     """The policy (on the CPU, in eval mode) and config of a safe pair; ``ValueError`` naming the
     file for anything missing, damaged or of another format (:func:`load_pair`)."""
-    policy, config = load_pair(*policy_paths(path), "policy", FORMAT, VERSION, build_policy)
+    policy, config = load_pair(*pair_paths(path), "policy", FORMAT, VERSION, build_policy)
     policy.set_training_mode(False)
     return policy, config
 

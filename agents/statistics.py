@@ -18,19 +18,10 @@ from numba import njit
 
 from agents.greedy import greedy_action
 from mancala_envs import Game
+from mancala_envs.core import layout
 from mancala_envs.core.batch import random_legal_action
 from mancala_envs.core.engine import new_work, play
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import (
-    RUNNING,
-    TRUNCATED,
-    off_captured,
-    off_mask,
-    off_ply,
-    off_status,
-    off_to_move,
-    off_winner,
-)
 from mancala_envs.core.relay import simulate_relay
 from mancala_envs.core.sowing import NEVER_ENDS
 from mancala_envs.rulesets import R_HOLES, R_SOWING, SOW_RELAY
@@ -45,7 +36,7 @@ def never_ending_moves(state, rules, work):
     n = rules[R_HOLES]
     if rules[R_SOWING] != SOW_RELAY:
         return 0
-    mover = state[off_to_move(n)]
+    mover = state[layout.off_to_move(n)]
     count = 0
     for a in range(n):
         hole = mover * n + a
@@ -73,11 +64,11 @@ def _play_games(rules, n_games, start_state, policies, rng, plies_counted):
     work = new_work(n)
     for g in range(n_games):
         state[:] = start
-        while state[off_status(n)] == RUNNING:
-            ply = state[off_ply(n)]
-            mover = state[off_to_move(n)]
+        while state[layout.off_status(n)] == layout.RUNNING:
+            ply = state[layout.off_ply(n)]
+            mover = state[layout.off_to_move(n)]
             if ply < branching_sum.shape[0]:
-                branching_sum[ply] += state[off_mask(n) : off_mask(n) + n].sum()
+                branching_sum[ply] += state[layout.off_mask(n) : layout.off_mask(n) + n].sum()
                 branching_games[ply] += 1
             never_ending[g] += never_ending_moves(state, rules, work)
             if policies[mover] == 1:
@@ -86,14 +77,14 @@ def _play_games(rules, n_games, start_state, policies, rng, plies_counted):
                 action = random_legal_action(state, n, rng)
             before[:] = state
             play(state, action, rules, work, True)
-            cap = off_captured(n) + mover
-            if state[cap] > before[cap] and state[off_status(n)] == RUNNING:
+            cap = layout.off_captured(n) + mover
+            if state[cap] > before[cap] and state[layout.off_status(n)] == layout.RUNNING:
                 captures[g, mover] += 1
-        winner[g] = state[off_winner(n)]
-        plies[g] = state[off_ply(n)]
-        captured[g, 0] = state[off_captured(n)]
-        captured[g, 1] = state[off_captured(n) + 1]
-        truncated[g] = state[off_status(n)] == TRUNCATED
+        winner[g] = state[layout.off_winner(n)]
+        plies[g] = state[layout.off_ply(n)]
+        captured[g, 0] = state[layout.off_captured(n)]
+        captured[g, 1] = state[layout.off_captured(n) + 1]
+        truncated[g] = state[layout.off_status(n)] == layout.TRUNCATED
     return winner, plies, captured, truncated, captures, never_ending, branching_sum, branching_games
 
 

@@ -23,18 +23,21 @@ from agents.mcts import MCTSAgent
 from agents.minimax import MinimaxAgent
 
 
-def our_positions(game: mancala_envs.Game, count: int, rng: np.random.Generator) -> list[mancala_envs.State]:
-    """The start, then positions after 4, 8, ... random plies (finished games skipped)."""
-    out = [game.initial_state()]
+def reached_positions(count: int, rng: np.random.Generator, start, is_over, legal, child) -> list:
+    """The start, then positions after 4, 8, ..., 40 random plies, then 4 again (finished games and
+    positions with a single legal move skipped). One schedule for both engines, given as functions
+    of a state (``start()``, ``is_over(s)``, ``legal(s)``, ``child(s, action)``), so that both are
+    measured from positions reached the same way."""
+    out = [start()]
     plies = 4
     while len(out) < count:
-        s = game.initial_state()
+        s = start()
         for _ in range(plies):
-            if s.is_over:
+            if is_over(s):
                 break
-            legal = game.legal_actions(s)
-            s = game.apply(s, legal[rng.integers(len(legal))])
-        if not s.is_over and len(game.legal_actions(s)) > 1:
+            moves = legal(s)
+            s = child(s, moves[rng.integers(len(moves))])
+        if not is_over(s) and len(legal(s)) > 1:
             out.append(s)
         plies = plies + 4 if plies < 40 else 4
     return out
@@ -42,7 +45,10 @@ def our_positions(game: mancala_envs.Game, count: int, rng: np.random.Generator)
 
 def bench_ours(name: str, sims: int, depth: int, count: int, seed: int) -> tuple[float, float]:
     game = mancala_envs.get_game(name)
-    positions = our_positions(game, count, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    positions = reached_positions(
+        count, rng, game.initial_state, lambda s: s.is_over, game.legal_actions, game.apply
+    )
     mcts = MCTSAgent(sims=sims, seed=seed)
     minimax = MinimaxAgent(depth=depth, seed=seed)
     mcts.search(game, positions[0])  # compile / load the cache outside the timing
@@ -64,18 +70,14 @@ def bench_openspiel(sims: int, count: int, seed: int) -> float:
     game = pyspiel.load_game("oware")
     rng = np.random.default_rng(seed)
     bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.8, sims, 1000, False, seed, False)
-    positions = [game.new_initial_state()]
-    plies = 4
-    while len(positions) < count:
-        s = game.new_initial_state()
-        for _ in range(plies):
-            if s.is_terminal():
-                break
-            legal = s.legal_actions()
-            s.apply_action(legal[rng.integers(len(legal))])
-        if not s.is_terminal() and len(s.legal_actions()) > 1:
-            positions.append(s)
-        plies = plies + 4 if plies < 40 else 4
+    positions = reached_positions(
+        count,
+        rng,
+        game.new_initial_state,
+        lambda s: s.is_terminal(),
+        lambda s: s.legal_actions(),
+        lambda s, action: s.child(action),
+    )
     bot.step(positions[0])
     start = time.perf_counter()
     for s in positions:

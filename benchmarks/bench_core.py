@@ -34,43 +34,46 @@ def best_of(repeats: int, fn) -> float:
     return max(moves / seconds for moves, seconds in (fn() for _ in range(repeats)))
 
 
-def ours_python_loop(game, n_games: int):
+def timed_playouts(n_games: int, playout) -> tuple[int, float]:
+    """``(moves, seconds)`` of ``n_games`` calls of ``playout(rr) -> moves``, one uniformly random
+    game each, all drawing from one ``random.Random(0)``."""
     rr = random.Random(0)
-    moves = 0
     start = time.perf_counter()
-    for _ in range(n_games):
+    moves = sum(playout(rr) for _ in range(n_games))
+    return moves, time.perf_counter() - start
+
+
+def ours_python_loop(game, n_games: int):
+    def playout(rr: random.Random) -> int:
         state = game.initial_state()
         while not state.is_over:
             legal = game.legal_mask(state).nonzero()[0]
             state = game.apply(state, int(legal[rr.randrange(len(legal))]))
-            moves += 1
-    return moves, time.perf_counter() - start
+        return state.ply
+
+    return timed_playouts(n_games, playout)
 
 
 def ours_cursor_loop(game, n_games: int):
-    rr = random.Random(0)
-    moves = 0
-    start = time.perf_counter()
-    for _ in range(n_games):
+    def playout(rr: random.Random) -> int:
         cursor = game.cursor()
         while not cursor.is_over:
             legal = cursor.legal_actions()
             cursor.apply(legal[rr.randrange(len(legal))])
-            moves += 1
-    return moves, time.perf_counter() - start
+        return cursor.state().ply
+
+    return timed_playouts(n_games, playout)
 
 
 def pyspiel_python_loop(pygame, n_games: int):
-    rr = random.Random(0)
-    moves = 0
-    start = time.perf_counter()
-    for _ in range(n_games):
+    def playout(rr: random.Random) -> int:
         state = pygame.new_initial_state()
         while not state.is_terminal():
             legal = state.legal_actions()
             state.apply_action(legal[rr.randrange(len(legal))])
-            moves += 1
-    return moves, time.perf_counter() - start
+        return state.move_number()
+
+    return timed_playouts(n_games, playout)
 
 
 def ours_compiled(game, n_games: int, seed: int = 1):

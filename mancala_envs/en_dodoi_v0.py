@@ -20,31 +20,17 @@ Observation ``Dict``:
 Rewards only at the end: +1 winner, -1 loser, 0 both on a draw or truncation.
 ``infos[agent] = {"captured": (own, opponent)}``, plus ``"winner"`` at the end.
 
-Arguments: ``holes_per_row`` (6..10, default 8), ``max_plies`` (default 1000), ``first_player``
-(``"player_0"``, ``"player_1"``, ``"random"``), ``render_mode`` (``"human"``, ``"ansi"``,
-``"rgb_array"``), ``illegal_action`` (``"terminate"`` or ``"raise"``). Checks, errors and
-``state()`` are described in :mod:`mancala_envs.envs.aec`. Registered as
+Arguments: ``holes_per_row`` (6..10, default 8) and those of
+:class:`~mancala_envs.envs.aec.MancalaEnv` (``max_plies``, ``first_player``, ``render_mode``,
+``illegal_action``, ...); checks, errors and ``state()`` are described in
+:mod:`mancala_envs.envs.aec`. Registered as
 ``pettingzoo.make("aec", "mancala/en_dodoi-v0", holes_per_row=10)``.
 
 Version history: v0 — first release.
 """
 
-from mancala_envs.envs.aec import MancalaEnv
-from mancala_envs.envs.parallel import MancalaParallelEnv
+from mancala_envs.envs.parallel import game_module_api as _api
 
-
-class raw_env(MancalaEnv, game="en_dodoi"):
-    """The en_dodoi AEC environment (module docstring); ``env()`` returns it unwrapped."""
-
-
-def env(**kwargs) -> raw_env:
-    """The en_dodoi AEC environment (PettingZoo's standard wrappers are built in)."""
-    return raw_env(**kwargs)
-
-
-def parallel_env(**kwargs) -> MancalaParallelEnv:
-    """The en_dodoi environment through PettingZoo's Parallel API."""
-    return MancalaParallelEnv.make(raw_env, **kwargs)
-
+raw_env, env, parallel_env = _api("en_dodoi", __name__)
 
 __all__ = ["env", "parallel_env", "raw_env"]

@@ -126,6 +126,13 @@ def test_make_agent_builds_each_spec(spec, cls, attrs, name):
         ("policy:path=/nonexistent/model.json", "does not exist"),
         ("policy:path=/nonexistent/model.zip", "a pickle that can run code"),
         ("policy:path=/nonexistent/model.zip,trusted=true", "does not exist"),
+        ("az:sims=-1", "sims"),
+        ("az:sims=abc", "integer"),
+        ("az:sims=1.5", "integer"),
+        ("az:temperature=-1", "temperature"),
+        ("az:temperature=nan", "number"),
+        ("az:depth=3", "no parameter 'depth'"),
+        ("az:path=/no/such/model.json", "does not exist"),
         ("", "non-empty string"),
     ],
 )
@@ -246,17 +253,6 @@ def test_minimax_takes_an_immediate_win(name):
         assert MinimaxAgent(depth=4, seed=k).act(game, s) in wins
 
 
-def test_minimax_time_budget_stops_the_deepening():
-    game = get_game("songo_ewondo")
-    s = random_positions(game, 1, seed=2, max_plies=10)[0]
-    agent = make_agent("minimax:depth=40,time=0.05")
-    start = time.perf_counter()
-    move = agent.act(game, s)
-    assert time.perf_counter() - start < 1.0
-    assert move in game.legal_actions(s)
-    assert 1 <= agent.last_depth < 40
-
-
 # --------------------------------------------------------------------------- MCTS
 
 
@@ -280,13 +276,25 @@ def test_mcts_takes_an_immediate_win(name):
         assert MCTSAgent(sims=1000, seed=k).act(game, s) in wins
 
 
-def test_mcts_respects_its_time_budget():
-    agent = make_agent("mcts:sims=200000,time=0.05")
-    songo = get_game("songo_ewondo")
+# --------------------------------------------------------------------------- time budgets
+
+
+@pytest.mark.parametrize(
+    ("spec", "done", "limit"),
+    [
+        ("minimax:depth=40,time=0.05", "last_depth", 40),  # the time stops the iterative deepening
+        ("mcts:sims=200000,time=0.05", "last_sims", 200000),  # ... and the simulations
+    ],
+)
+def test_search_stops_at_its_time_budget(spec, done, limit):
+    game = get_game("songo_ewondo")
+    s = random_positions(game, 1, seed=2, max_plies=10)[0]
+    agent = make_agent(spec)
     start = time.perf_counter()
-    agent.act(songo, songo.initial_state())
+    move = agent.act(game, s)
     assert time.perf_counter() - start < 1.0
-    assert 0 < agent.last_sims < 200000
+    assert move in game.legal_actions(s)
+    assert 1 <= getattr(agent, done) < limit  # some of the work done, not all of it
 
 
 # --------------------------------------------------------------------------- policy
@@ -372,7 +380,7 @@ def test_damaged_policy_files_are_one_line_errors(tiny_models, tmp_path):
             make_agent(f"policy:path={tmp_path / case}")
     (tmp_path / "bad.json").write_text("{nope")
     shutil.copy(good_json.with_suffix(".pt"), tmp_path / "bad.pt")
-    with pytest.raises(ValueError, match="not a policy config"):
+    with pytest.raises(ValueError, match=r"bad\.json is damaged: not valid JSON"):
         make_agent(f"policy:path={tmp_path / 'bad.json'}")
     (tmp_path / "broken.zip").write_bytes(b"PK\x03\x04 broken")
     with pytest.raises(ValueError, match="not a loadable MaskablePPO checkpoint"):

@@ -6,15 +6,12 @@ from __future__ import annotations
 import csv
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from conftest import interrupt_training
 
 from agents.arena import play_match
 from agents.az import AZAgent
@@ -23,7 +20,6 @@ from agents.registry import make_agent
 from mancala_envs import get_game
 from training.train_alphazero import main as train_main
 
-ROOT = Path(__file__).resolve().parents[1]
 TINY = [
     "--game", "en_dodoi", "--holes-per-row", "6", "--games", "32", "--sims", "8", "--hidden", "32", "32",
     "--batch-size", "128", "--min-replay", "256", "--eval-every", "100000000", "--eval-games", "2",
@@ -105,17 +101,9 @@ def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
     run = tmp_path / "interrupted"
     args = [*TINY, "--total-positions", "100000000", "--out", str(run)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "training.train_alphazero", *args], cwd=ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-    deadline = time.time() + 300  # a cold numba cache compiles the kernels first
-    while not ((run / "metrics.csv").exists() and metrics(run)) and time.time() < deadline:
-        time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 130, err[-2000:]
-    assert "checkpoint saved" in out
+    interrupt_training(
+        "training.train_alphazero", args, lambda: (run / "metrics.csv").exists() and metrics(run), env
+    )
     state = json.loads((run / "state.json").read_text())
     saved = json.loads((run / "az.json").read_text())
     assert saved["trained"]["positions"] == state["positions"] >= 32 * 8

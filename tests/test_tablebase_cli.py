@@ -13,45 +13,19 @@ from agents.cli import main as mancala
 from mancala_envs import get_game, tablebase
 
 BOARD = [1, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 1]  # En Dodoi, 6 holes a row: 5 seeds
+BUILD = ["tablebase", "build", "en_dodoi", "--holes-per-row", "6", "--max-seeds", "6"]
+PROBE = ["tablebase", "probe", "en_dodoi", "--holes-per-row", "6"]
 
 
 @pytest.fixture(scope="module")
 def table_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("cli") / "ed6"
-    assert (
-        mancala(
-            [
-                "tablebase",
-                "build",
-                "en_dodoi",
-                "--holes-per-row",
-                "6",
-                "--max-seeds",
-                "6",
-                "--out",
-                str(path),
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    assert mancala([*BUILD, "--out", str(path), "--quiet"]) == 0
     return path
 
 
 def test_build_reports_the_table(table_dir, capsys):
-    code = mancala(
-        [
-            "tablebase",
-            "build",
-            "en_dodoi",
-            "--holes-per-row",
-            "6",
-            "--max-seeds",
-            "6",
-            "--out",
-            str(table_dir),
-        ]
-    )
+    code = mancala([*BUILD, "--out", str(table_dir)])
     out = capsys.readouterr().out
     assert code == 0
     tb = tablebase.load(table_dir)
@@ -70,10 +44,7 @@ def test_probe_prints_the_values_and_every_move(table_dir, capsys):
     game = get_game("en_dodoi", holes_per_row=6)
     state = game.state_from(board=BOARD, captured=[29, 14], to_move=1)
     args = ["--board", ",".join(map(str, BOARD)), "--captured", "29,14", "--to-move", "1"]
-    assert (
-        mancala(["tablebase", "probe", "en_dodoi", "--holes-per-row", "6", *args, "--path", str(table_dir)])
-        == 0
-    )
+    assert mancala([*PROBE, *args, "--path", str(table_dir)]) == 0
     out = capsys.readouterr().out
     tb = tablebase.load(table_dir)
     a, b = tb.bounds(state)
@@ -96,9 +67,7 @@ def test_probe_prints_the_values_and_every_move(table_dir, capsys):
     ],
 )
 def test_probe_errors_are_one_line(table_dir, capsys, args, message):
-    code = mancala(
-        ["tablebase", "probe", "en_dodoi", "--holes-per-row", "6", *args, "--path", str(table_dir)]
-    )
+    code = mancala([*PROBE, *args, "--path", str(table_dir)])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
@@ -114,7 +83,7 @@ def test_probe_without_a_table_says_how_to_build_one(tmp_path, capsys):
         "--path",
         str(tmp_path),
     ]
-    assert mancala(["tablebase", "probe", "en_dodoi", "--holes-per-row", "6", *args]) == 2
+    assert mancala([*PROBE, *args]) == 2
     assert "mancala tablebase build en_dodoi" in capsys.readouterr().err
 
 

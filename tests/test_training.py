@@ -7,14 +7,13 @@ from __future__ import annotations
 import csv
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import interrupt_training
 
 from agents.arena import load_records, play_game, play_match
 from agents.greedy import GreedyAgent
@@ -209,18 +208,7 @@ def test_same_seed_same_curve_and_resume(tiny_run, tmp_path, capsys):
 def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
     run = tmp_path / "interrupted"
     args = [*TINY, "--total-timesteps", "10000000", "--out", str(run)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "training.train_ppo", *args], cwd=ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    deadline = time.time() + 300  # a cold numba cache compiles the kernels first
-    while not (run / "state.json").exists() and time.time() < deadline:
-        time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
-    # Python handles the signal between bytecodes: a kernel being compiled at that moment delays it
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 130, err[-2000:]
-    assert "checkpoint saved" in out
+    interrupt_training("training.train_ppo", args, (run / "state.json").exists)
     state = json.loads((run / "state.json").read_text())
     policy = json.loads((run / "policy.json").read_text())
     assert policy["trained"]["steps"] == state["num_timesteps"] >= 1024

@@ -15,21 +15,9 @@ from typing import Any
 from agents.files import append_synced, atomic_write
 from mancala_envs import Game
 from training.az_selfplay import Replay
+from training.evaluate import SCORE_COLUMNS, score_columns
 
-EVAL_COLUMNS = (
-    "positions",
-    "minutes",
-    "agent",
-    "opponent",
-    "pairs",
-    "games",
-    "wins",
-    "draws",
-    "losses",
-    "score",
-    "ci_low",
-    "ci_high",
-)
+EVAL_COLUMNS = ("positions", "minutes", "agent", "opponent", "pairs", "games", *SCORE_COLUMNS)
 
 METRIC_COLUMNS = (
     "positions",
@@ -147,10 +135,8 @@ class Run:
         results = self.evaluate(net, self.a.eval_games)
         minutes = round(self.minutes(), 3)
         for res in results:
-            lo, hi = res.confidence_interval()
-            values = (self.positions, minutes, res.a, res.b, res.pairs, res.games, res.wins, res.draws)
-            values += (res.losses, res.score, lo, hi)
-            self.history.append(dict(zip(EVAL_COLUMNS, values, strict=True)))
+            row = {"positions": self.positions, "minutes": minutes, "agent": res.a, "opponent": res.b}
+            self.history.append(row | {"pairs": res.pairs, "games": res.games} | score_columns(res))
             writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, self.positions)
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=EVAL_COLUMNS, lineterminator="\n")

@@ -1,6 +1,6 @@
 """What the training scripts share: a dataclass of arguments read from the command line and a
-TOML file, the run folder (config, command, git revision, sessions of logs), the device, and
-safe resuming.
+TOML file, and their checks; the run folder (config, command, git revision, sessions of logs),
+the device, and safe resuming; the Ctrl-C messages, the final evaluation and report, and ``main``.
 
 Each script stays one readable file in the CleanRL manner; this module holds only plumbing.
 """
@@ -13,13 +13,17 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import tomllib
 import types
-from dataclasses import fields
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any, NamedTuple, Union, get_args, get_origin, get_type_hints
+from typing import Any, NamedTuple, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from agents.files import atomic_write, read_json
+
+T = TypeVar("T")
 
 
 def build_parser(args_class: type, prog: str, description: str) -> argparse.ArgumentParser:
@@ -82,6 +86,48 @@ def resume_config(run: Path, given: dict[str, Any], resumable: tuple[str, ...]) 
     return {**saved, **given, "out": str(run)}
 
 
+def parse_run_args(
+    args_class: type[T],
+    prog: str,
+    description: str,
+    argv: list[str] | None,
+    resumable: tuple[str, ...],
+    defaults: Callable[[dict[str, Any]], dict[str, Any]] = lambda given: {},
+) -> T:
+    """The arguments of a training script: dataclass defaults < ``defaults(given flags)`` (a TOML
+    file, say) < the command line; with ``--resume RUN``, RUN's ``config.json`` < the
+    ``resumable`` flags (:func:`resume_config`)."""
+    given = vars(build_parser(args_class, prog, description).parse_args(argv))
+    if "resume" in given:
+        return args_class(**resume_config(Path(given["resume"]), given, resumable))
+    return args_class(**{**defaults(given), **given})
+
+
+def check_each(a: Any, names: Iterable[str], ok: Callable[[Any], bool], what: str) -> None:
+    """``ValueError("--name must be <what>, got <value>")`` for the first of ``names`` (attributes
+    of ``a``) whose value is not ``ok``."""
+    for name in names:
+        value = getattr(a, name)
+        if not ok(value):
+            raise ValueError(f"--{name.replace('_', '-')} must be {what}, got {value}")
+
+
+def check_evaluation_args(a: Any, opponents: Iterable[str]) -> Any:
+    """The checks the self-play scripts share: ``eval_games`` and ``final_eval_games`` even (both
+    seatings of each opening), ``seed`` and ``eval_seed`` non-negative, the game and every
+    opponent spec buildable; returns the game."""
+    from agents.registry import make_agent
+
+    even = "a positive even number (both seatings)"
+    check_each(a, ("eval_games", "final_eval_games"), lambda v: v >= 2 and v % 2 == 0, even)
+    if a.seed < 0 or a.eval_seed < 0:
+        raise ValueError("seeds must be non-negative integers")
+    game = make_game(a)
+    for spec in opponents:
+        make_agent(spec)  # raises ValueError for a bad spec
+    return game
+
+
 def git_revision() -> str:
     """The project's git commit (``+dirty`` with uncommitted changes), or ``unknown``. Read-only:
     ``GIT_OPTIONAL_LOCKS=0`` keeps ``git status`` from touching the index."""
@@ -117,22 +163,27 @@ def make_game(a: Any):
 
 
 class RunStart(NamedTuple):
+    game: Any  # the mancala_envs.Game of the arguments (make_game)
     run: Path
     device: str
     state: dict[str, Any]  # the run's state.json when resuming, else {}
     session_seed: int
 
 
-def start_run(a: Any, default_base: str, progress_key: str) -> RunStart:
-    """What every training script does first: the run folder (``a.out``, else a fresh
-    :func:`default_run_folder` of ``default_base``), refused if it already holds a run and this is
-    not ``--resume``; the device (:func:`resolve_device`); torch's thread count; the saved state
-    of a resumed run; and this session's seed (``a.seed``, or derived from it and the progress
-    ``state[progress_key]`` reached, so a resumed session does not replay the first one's draws)."""
+def start_run(a: Any, prefix: str, progress_key: str) -> RunStart:
+    """What every training script does first: the game (:func:`make_game`); the run folder
+    (``a.out``, else a fresh :func:`default_run_folder` of ``<prefix><game>[<holes>]-seed<seed>``),
+    refused if it already holds a run and this is not ``--resume``; the device
+    (:func:`resolve_device`); torch's thread count, and deterministic algorithms on CPU; the saved
+    state of a resumed run; and this session's seed (``a.seed``, or derived from it and the
+    progress ``state[progress_key]`` reached, so a resumed session does not replay the first one's
+    draws)."""
     import torch
 
     from agents.arena import derive_seed
 
+    game = make_game(a)
+    default_base = f"{prefix}{game.name}{a.holes_per_row or ''}-seed{a.seed}"
     run = Path(a.out) if a.out else default_run_folder(default_base)
     resuming = a.resume is not None
     if not resuming and (run / "config.json").exists():
@@ -142,20 +193,68 @@ def start_run(a: Any, default_base: str, progress_key: str) -> RunStart:
     device = resolve_device(a.device)
     run.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(a.torch_threads)
+    if device == "cpu":
+        torch.use_deterministic_algorithms(True)
     state = read_json(run / "state.json") if resuming and (run / "state.json").exists() else {}
     session_seed = derive_seed(a.seed, int(state.get(progress_key, 0))) if resuming else a.seed
-    return RunStart(run, device, state, session_seed)
+    return RunStart(game, run, device, state, session_seed)
 
 
-def record_run(run: Path, config: dict[str, Any], module: str, argv: list[str]) -> str:
-    """Write ``config.json``, append the command to ``command.txt``, write ``git_revision.txt``;
-    returns the command line."""
+def record_run(run: Path, a: Any, device: str, module: str, argv: list[str]) -> str:
+    """Write ``config.json`` (the arguments ``a`` but ``resume``, with the device actually used),
+    append the command to ``command.txt``, write ``git_revision.txt``; returns the command line."""
+    config = {k: v for k, v in asdict(a).items() if k != "resume"} | {"device": device}
     atomic_write(run / "config.json", json.dumps(config, indent=2) + "\n")
     command = shlex.join(["python", "-m", module, *argv])
     with open(run / "command.txt", "a", encoding="utf-8") as fh:
         fh.write(command + "\n")
     atomic_write(run / "git_revision.txt", git_revision() + "\n")
     return command
+
+
+def final_evaluation(evaluate: Callable[[], T], saved: str) -> T | None:
+    """``evaluate()`` with Ctrl-C deferred to its end; ``None`` after a Ctrl-C, which prints where
+    the trained model (``saved``) stays."""
+    from agents import interrupts
+
+    try:
+        with interrupts.deferred_interrupts():
+            return evaluate()
+    except KeyboardInterrupt:
+        print(f"\ninterrupted during the final evaluation; {saved}", flush=True)
+        return None
+
+
+def interrupted(progress: str, run: Path) -> int:
+    """Print that a Ctrl-C stopped the training at ``progress`` with a checkpoint; returns 130."""
+    print(f"\ninterrupted at {progress}: checkpoint saved; continue with --resume {run}", flush=True)
+    return 130
+
+
+def final_report(
+    run: Path, game: Any, results: list[Any], a: Any, title: str, notes: list[str], history: list, agent: str
+) -> int:
+    """Write the run's ``report.md`` / ``report.json`` (:func:`training.evaluate.write_report`,
+    arena seed ``a.eval_seed``), print its table, the report's path and the ``agent`` spec that
+    plays the trained model; returns the exit status 0."""
+    from training.evaluate import table, write_report
+
+    print(table(write_report(run, game, results, a.eval_seed, title, notes, history)))
+    print(f"report: {run / 'report.md'}; agent: {agent}")
+    return 0
+
+
+def script_main(
+    prog: str, resolve: Callable[[list[str]], T], train: Callable[[T, list[str]], int], argv: list[str] | None
+) -> int:
+    """A training script's ``main``: ``train(resolve(argv), argv)``; a ``ValueError`` (a bad
+    argument, a refused run folder) prints one ``<prog>: error: ...`` line and returns 2."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return train(resolve(argv), argv)
+    except ValueError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
 
 
 def next_session(run: Path) -> Path:

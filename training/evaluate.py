@@ -81,6 +81,15 @@ def evaluate(
     ]
 
 
+SCORE_COLUMNS = ("wins", "draws", "losses", "score", "ci_low", "ci_high")
+
+
+def score_columns(res: MatchResult) -> dict[str, Any]:
+    """A match's result in the :data:`SCORE_COLUMNS` of the training runs' ``eval.csv``."""
+    lo, hi = res.confidence_interval()
+    return dict(zip(SCORE_COLUMNS, (res.wins, res.draws, res.losses, res.score, lo, hi), strict=True))
+
+
 def result_row(res: MatchResult) -> dict[str, Any]:
     """One ``report.json`` row."""
     lo, hi = res.confidence_interval()

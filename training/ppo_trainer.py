@@ -17,23 +17,12 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from agents.files import atomic_write
 from mancala_envs import Game
+from training.evaluate import SCORE_COLUMNS, score_columns
 
 if TYPE_CHECKING:
     from training.train_ppo import Args
 
-EVAL_COLUMNS = (
-    "timesteps",
-    "opponent",
-    "pairs",
-    "games",
-    "distinct",
-    "wins",
-    "draws",
-    "losses",
-    "score",
-    "ci_low",
-    "ci_high",
-)
+EVAL_COLUMNS = ("timesteps", "opponent", "pairs", "games", "distinct", *SCORE_COLUMNS)
 BLUNDER_COLUMNS = ("win_to_draw", "win_to_loss", "draw_to_loss")  # agents.optimality.BLUNDER_KINDS
 OPTIMALITY_COLUMNS = ("timesteps", "positions", "optimal", "rate", "ci_low", "ci_high", *BLUNDER_COLUMNS)
 
@@ -244,21 +233,8 @@ class Trainer:
         steps = int(self.model.num_timesteps)
         results = self.evaluate(self.args.eval_games)
         for res in results:
-            lo, hi = res.confidence_interval()
-            values = (
-                steps,
-                res.b,
-                res.pairs,
-                res.games,
-                res.distinct,
-                res.wins,
-                res.draws,
-                res.losses,
-                res.score,
-                lo,
-                hi,
-            )
-            self.history.append(dict(zip(EVAL_COLUMNS, values, strict=True)))
+            row = {"timesteps": steps, "opponent": res.b, "pairs": res.pairs, "games": res.games}
+            self.history.append(row | {"distinct": res.distinct} | score_columns(res))
             self.model.logger.record(f"eval/score_vs_{res.b}", res.score)
             self.model.logger.record(f"eval/distinct_vs_{res.b}", res.distinct_share)
         mean = float(np.mean([r.score for r in results]))

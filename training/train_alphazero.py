@@ -55,8 +55,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -65,11 +64,15 @@ from mancala_envs import GAMES
 from training.az_run import Run, summary_writer
 from training.az_selfplay import Replay, SelfPlay
 from training.common import (
-    build_parser,
-    make_game,
+    check_each,
+    check_evaluation_args,
+    final_evaluation,
+    final_report,
+    interrupted,
     next_session,
+    parse_run_args,
     record_run,
-    resume_config,
+    script_main,
     start_run,
 )
 
@@ -139,22 +142,14 @@ class Args:
 
 def resolve_args(argv: list[str] | None = None) -> Args:
     """Dataclass defaults < command line (or the run's config.json < RESUMABLE flags)."""
-    parser = build_parser(
-        Args, "mancala train-az", "Train an AlphaZero-style agent (training/train_alphazero.py)."
-    )
-    given = vars(parser.parse_args(argv))
-    if "resume" in given:
-        args = Args(**resume_config(Path(given["resume"]), given, RESUMABLE))
-    else:
-        args = Args(**given)
+    description = "Train an AlphaZero-style agent (training/train_alphazero.py)."
+    args = parse_run_args(Args, "mancala train-az", description, argv, RESUMABLE)
     check_args(args)
     return args
 
 
 def check_args(a: Args) -> None:
     """``ValueError`` naming the first bad argument (before anything is built or played)."""
-    from agents.registry import make_agent
-
     positive = ("total_positions", "games", "sims", "max_considered", "train_openings", "one_hot_max")
     positive += (
         "batch_size",
@@ -164,29 +159,16 @@ def check_args(a: Args) -> None:
         "torch_threads",
         "eval_sims",
     )
-    for name in positive:
-        if getattr(a, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(a, name)}")
-    for name in ("eval_games", "final_eval_games"):
-        if getattr(a, name) < 2 or getattr(a, name) % 2:
-            raise ValueError(f"--{name.replace('_', '-')} must be a positive even number (both seatings)")
-    for name in ("learning_rate", "sample_reuse", "obs_scale"):
-        if not getattr(a, name) > 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(a, name)}")
-    for name in ("weight_decay", "value_weight", "gumbel_scale", "c_visit", "c_scale", "min_replay"):
-        if getattr(a, name) < 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(a, name)}")
-    if not 0 <= a.opening_share <= 1:
-        raise ValueError(f"--opening-share must be in [0, 1], got {a.opening_share}")
+    check_each(a, positive, lambda v: v >= 1, ">= 1")
+    check_each(a, ("learning_rate", "sample_reuse", "obs_scale"), lambda v: v > 0, "positive")
+    non_negative = ("weight_decay", "value_weight", "gumbel_scale", "c_visit", "c_scale", "min_replay")
+    check_each(a, non_negative, lambda v: v >= 0, ">= 0")
+    check_each(a, ("opening_share",), lambda v: 0 <= v <= 1, "in [0, 1]")
     if a.max_minutes is not None and not a.max_minutes > 0:
         raise ValueError(f"--max-minutes must be positive, got {a.max_minutes}")
     if not a.hidden or min(a.hidden) < 1:
         raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
-    if a.seed < 0 or a.eval_seed < 0:
-        raise ValueError("seeds must be non-negative integers")
-    make_game(a)
-    for spec in [*a.eval_opponents, *a.eval_net_opponents]:
-        make_agent(spec)  # raises ValueError for a bad spec
+    check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
 
 
 def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Generator, device: str) -> dict:
@@ -217,18 +199,12 @@ def train(a: Args, argv: list[str]) -> int:
     from agents import interrupts
     from agents.az_net import build_network, torch_evaluator
     from agents.openings import DEFAULT_PLIES, random_openings
-    from training.evaluate import table, write_report
 
-    game = make_game(a)
-    base = f"runs/az_{game.name}{a.holes_per_row or ''}-seed{a.seed}"
-    run, device, state, session_seed = start_run(a, base, "positions")
+    game, run, device, state, session_seed = start_run(a, "runs/az_", "positions")
     resuming = a.resume is not None
     torch.manual_seed(session_seed)
-    if device == "cpu":
-        torch.use_deterministic_algorithms(True)
     rng = np.random.default_rng(session_seed)
-    config = {k: v for k, v in asdict(a).items() if k != "resume"} | {"device": device}
-    command = record_run(run, config, "training.train_alphazero", argv)
+    command = record_run(run, a, device, "training.train_alphazero", argv)
     book = Run(a, run, game, command, state, device)
     net = build_network(book.az_config()).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
@@ -290,21 +266,14 @@ def train(a: Args, argv: list[str]) -> int:
             book.save(net, optimizer, replay)
     except KeyboardInterrupt:
         book.save(net, optimizer, replay)
-        print(
-            f"\ninterrupted at {book.positions} positions: checkpoint saved; continue with --resume {run}",
-            flush=True,
-        )
-        return 130
+        return interrupted(f"{book.positions} positions", run)
     finally:
         writer.close()
     print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
-    try:
-        with interrupts.deferred_interrupts():
-            results = book.evaluate(net.eval(), a.final_eval_games)
-    except KeyboardInterrupt:
-        print(
-            f"\ninterrupted during the final evaluation; the network is saved: {run / 'az.json'}", flush=True
-        )
+    results = final_evaluation(
+        lambda: book.evaluate(net.eval(), a.final_eval_games), f"the network is saved: {run / 'az.json'}"
+    )
+    if results is None:
         return 130
     notes = [
         f"Network: `{run / 'az.json'}` after {book.positions} self-play positions, {book.updates} updates: "
@@ -314,20 +283,13 @@ def train(a: Args, argv: list[str]) -> int:
         "",
         f"Command: `{command}`",
     ]
-    rows = write_report(run, game, results, a.eval_seed, f"AlphaZero training report: {game.name}", notes, [])
-    print(table(rows))
-    print(f"report: {run / 'report.md'}; agent: az:path={run / 'az.json'}")
-    return 0
+    title = f"AlphaZero training report: {game.name}"
+    return final_report(run, game, results, a, title, notes, [], f"az:path={run / 'az.json'}")
 
 
 def main(argv: list[str] | None = None) -> int:
     """``mancala train-az`` / ``python -m training.train_alphazero``; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        return train(resolve_args(argv), argv)
-    except ValueError as e:
-        print(f"mancala train-az: error: {e}", file=sys.stderr)
-        return 2
+    return script_main("mancala train-az", resolve_args, train, argv)
 
 
 if __name__ == "__main__":

@@ -55,17 +55,21 @@ from __future__ import annotations
 
 import copy
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mancala_envs import GAMES
 from training.common import (
-    build_parser,
+    check_each,
+    check_evaluation_args,
+    final_evaluation,
+    final_report,
+    interrupted,
     load_toml_defaults,
-    make_game,
     next_session,
+    parse_run_args,
     record_run,
-    resume_config,
+    script_main,
     start_run,
 )
 from training.features import SeedFeatures  # noqa: F401  (0.1 checkpoints pickled this path)
@@ -146,49 +150,27 @@ class Args:
 
 def resolve_args(argv: list[str] | None = None) -> Args:
     """Dataclass defaults < configs.toml < command line (or the run's config.json < RESUMABLE flags)."""
-    given = vars(
-        build_parser(
-            Args, "mancala train", "Train MaskablePPO by self-play (training/train_ppo.py)."
-        ).parse_args(argv)
-    )
-    if "resume" in given:
-        args = Args(**resume_config(Path(given["resume"]), given, RESUMABLE))
-    else:
-        game = given.get("game", Args.game)
-        args = Args(**{**load_toml_defaults(given.get("config", CONFIG_FILE), game, Args), **given})
+
+    def toml_defaults(given: dict) -> dict:
+        return load_toml_defaults(given.get("config", CONFIG_FILE), given.get("game", Args.game), Args)
+
+    description = "Train MaskablePPO by self-play (training/train_ppo.py)."
+    args = parse_run_args(Args, "mancala train", description, argv, RESUMABLE, toml_defaults)
     check_args(args)
     return args
 
 
 def check_args(a: Args) -> None:
     """``ValueError`` naming the first bad argument (before anything is built or played)."""
-    from agents.registry import make_agent
     from training.opponents import parse_pool
 
     if a.game not in GAMES:
         raise ValueError(f"unknown game {a.game!r}; known: {', '.join(GAMES)}")
-    for name in (
-        "total_timesteps",
-        "num_envs",
-        "n_steps",
-        "batch_size",
-        "n_epochs",
-        "eval_freq",
-        "torch_threads",
-        "train_openings",
-    ):
-        if getattr(a, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(a, name)}")
-    for name in ("eval_games", "final_eval_games"):
-        if getattr(a, name) < 2 or getattr(a, name) % 2:
-            raise ValueError(f"--{name.replace('_', '-')} must be a positive even number (both seatings)")
-    if a.seed < 0 or a.eval_seed < 0:
-        raise ValueError("seeds must be non-negative integers")
-    game = make_game(a)
+    positive = ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_freq")
+    check_each(a, (*positive, "torch_threads", "train_openings"), lambda v: v >= 1, ">= 1")
+    game = check_evaluation_args(a, [*a.eval_opponents, *parse_pool(a.pool)])
     if a.eval_optimality:
         optimality_suite(game)  # ValueError where no suite ships (en_dodoi: 8 holes only)
-    for spec in [*a.eval_opponents, *parse_pool(a.pool)]:
-        make_agent(spec)  # raises ValueError for a bad spec
 
 
 def train(args: Args, argv: list[str]) -> int:
@@ -202,16 +184,11 @@ def train(args: Args, argv: list[str]) -> int:
     from agents.arena import derive_seed
     from agents.openings import DEFAULT_PLIES, random_openings
     from mancala_envs.envs.vector import MancalaVecEnv
-    from training.evaluate import table, write_report
     from training.opponents import OpponentPool, parse_pool
 
-    game = make_game(args)
-    base = f"runs/{game.name}{args.holes_per_row or ''}-seed{args.seed}"
-    run, device, state, session_seed = start_run(args, base, "num_timesteps")
+    game, run, device, state, session_seed = start_run(args, "runs/", "num_timesteps")
     resuming = args.resume is not None
     set_random_seed(session_seed)
-    if device == "cpu":
-        torch.use_deterministic_algorithms(True)
     pool = OpponentPool(
         game,
         args.num_envs,
@@ -232,8 +209,7 @@ def train(args: Args, argv: list[str]) -> int:
     )
     if args.capture_shaping:
         env = CaptureShaping(env, args.capture_shaping, args.gamma)
-    config = {k: v for k, v in asdict(args).items() if k != "resume"} | {"device": device}
-    command = record_run(run, config, "training.train_ppo", argv)
+    command = record_run(run, args, device, "training.train_ppo", argv)
     if resuming and (run / "model.zip").is_file():
         model = load_checkpoint(run / "model.zip", env, args, game, device)
         for key in ("evals", "optimality"):
@@ -292,24 +268,17 @@ def train(args: Args, argv: list[str]) -> int:
             trainer.save_checkpoint()
     except KeyboardInterrupt:
         trainer.save_checkpoint()
-        print(
-            f"\ninterrupted at {model.num_timesteps} steps: checkpoint saved; continue with --resume {run}",
-            flush=True,
-        )
-        return 130
+        return interrupted(f"{model.num_timesteps} steps", run)
     finally:
         env.close()
     print(
         f"final evaluation: {args.final_eval_games} games against each of {args.eval_opponents}", flush=True
     )
-    try:
-        with interrupts.deferred_interrupts():
-            results = trainer.evaluate(args.final_eval_games, progress=args.progress_bar)
-    except KeyboardInterrupt:
-        print(
-            f"\ninterrupted during the final evaluation; the trained policy is saved: {run / 'policy.json'}",
-            flush=True,
-        )
+    results = final_evaluation(
+        lambda: trainer.evaluate(args.final_eval_games, progress=args.progress_bar),
+        f"the trained policy is saved: {run / 'policy.json'}",
+    )
+    if results is None:
         return 130
     spent = trainer.state()
     notes = [
@@ -319,22 +288,13 @@ def train(args: Args, argv: list[str]) -> int:
         "",
         f"Command: `{command}`",
     ]
-    rows = write_report(
-        run, game, results, args.eval_seed, f"Training report: {game.name}", notes, trainer.history
-    )
-    print(table(rows))
-    print(f"report: {run / 'report.md'}; agent: policy:path={run / 'policy.json'}")
-    return 0
+    title, agent = f"Training report: {game.name}", f"policy:path={run / 'policy.json'}"
+    return final_report(run, game, results, args, title, notes, trainer.history, agent)
 
 
 def main(argv: list[str] | None = None) -> int:
     """``mancala train`` / ``python -m training.train_ppo``; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        return train(resolve_args(argv), argv)
-    except ValueError as e:
-        print(f"mancala train: error: {e}", file=sys.stderr)
-        return 2
+    return script_main("mancala train", resolve_args, train, argv)
 
 
 if __name__ == "__main__":

@@ -13,33 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mancala_envs import rulesets
+from mancala_envs.core import layout
 from mancala_envs.core.engine import compute_legal_mask, new_work
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import (
-    DONE,
-    DRAW,
-    NO_WINNER,
-    RUNNING,
-    TRUNCATED,
-    off_captured,
-    off_last_action,
-    off_mask,
-    off_pending,
-    off_ply,
-    off_status,
-    off_to_move,
-    off_winner,
-    row_sum,
-)
-from mancala_envs.rulesets import (
-    R_END_TO_LAST_MOVER,
-    R_HOLES,
-    R_MAX_PLIES,
-    R_OPENING_HOLE,
-    R_RESULT,
-    R_SEEDS_PER_HOLE,
-    RESULT_BY_CAPTURES,
-)
 
 PROBLEMS = {
     1: "a board count is negative or larger than the game's total seeds",
@@ -62,43 +39,43 @@ PROBLEMS = {
 @kernel
 def check_ranges(state, rules):
     """The O(n) checks (module docstring); 0 or a problem code."""
-    n = rules[R_HOLES]
-    total = 2 * n * rules[R_SEEDS_PER_HOLE]
+    n = rules[rulesets.R_HOLES]
+    total = 2 * n * rules[rulesets.R_SEEDS_PER_HOLE]
     seeds = 0
     for i in range(2 * n):
         if state[i] < 0 or state[i] > total:
             return 1
         seeds += state[i]
-    cap = off_captured(n)
+    cap = layout.off_captured(n)
     for p in range(2):
         if state[cap + p] < 0 or state[cap + p] > total:
             return 2
         seeds += state[cap + p]
     if seeds != total:
         return 3
-    mover = state[off_to_move(n)]
+    mover = state[layout.off_to_move(n)]
     if mover != 0 and mover != 1:
         return 4
-    if state[off_ply(n)] < 0 or state[off_ply(n)] > rules[R_MAX_PLIES]:
+    if state[layout.off_ply(n)] < 0 or state[layout.off_ply(n)] > rules[rulesets.R_MAX_PLIES]:
         return 5
-    status = state[off_status(n)]
-    if status != RUNNING and status != DONE and status != TRUNCATED:
+    status = state[layout.off_status(n)]
+    if status != layout.RUNNING and status != layout.DONE and status != layout.TRUNCATED:
         return 6
-    winner = state[off_winner(n)]
-    if status == DONE:
-        if winner != 0 and winner != 1 and winner != DRAW:
+    winner = state[layout.off_winner(n)]
+    if status == layout.DONE:
+        if winner != 0 and winner != 1 and winner != layout.DRAW:
             return 7
-    elif winner != NO_WINNER:
+    elif winner != layout.NO_WINNER:
         return 7
     for p in range(2):
-        flag = state[off_pending(n) + p]
-        if (flag != 0 and flag != 1) or (flag == 1 and rules[R_OPENING_HOLE] < 0):
+        flag = state[layout.off_pending(n) + p]
+        if (flag != 0 and flag != 1) or (flag == 1 and rules[rulesets.R_OPENING_HOLE] < 0):
             return 8
-    last = state[off_last_action(n)]
+    last = state[layout.off_last_action(n)]
     if last < -1 or last >= n:
         return 9
     for a in range(n):
-        m = state[off_mask(n) + a]
+        m = state[layout.off_mask(n) + a]
         if (m != 0 and m != 1) or (m == 1 and state[mover * n + a] == 0):
             return 10
     return 0
@@ -107,16 +84,16 @@ def check_ranges(state, rules):
 @njit(cache=True)
 def check_settled(state, rules, work):
     """The full checks beyond :func:`check_ranges`: the mask and the end of the game."""
-    n = rules[R_HOLES]
-    status = state[off_status(n)]
-    mask = state[off_mask(n) : off_mask(n) + n]
+    n = rules[rulesets.R_HOLES]
+    status = state[layout.off_status(n)]
+    mask = state[layout.off_mask(n) : layout.off_mask(n) + n]
     probe = state.copy()
-    probe[off_status(n)] = RUNNING
+    probe[layout.off_status(n)] = layout.RUNNING
     compute_legal_mask(probe, rules, work)
-    legal = probe[off_mask(n) : off_mask(n) + n]
+    legal = probe[layout.off_mask(n) : layout.off_mask(n) + n]
     moves = legal.sum()
-    if status == RUNNING:
-        if state[off_ply(n)] >= rules[R_MAX_PLIES] or moves == 0:
+    if status == layout.RUNNING:
+        if state[layout.off_ply(n)] >= rules[rulesets.R_MAX_PLIES] or moves == 0:
             return 12
         for a in range(n):
             if mask[a] != legal[a]:
@@ -124,22 +101,22 @@ def check_settled(state, rules, work):
         return 0
     if mask.sum() != 0:
         return 11
-    if status == TRUNCATED:
-        return 0 if state[off_ply(n)] == rules[R_MAX_PLIES] and moves > 0 else 14
+    if status == layout.TRUNCATED:
+        return 0 if state[layout.off_ply(n)] == rules[rulesets.R_MAX_PLIES] and moves > 0 else 14
     # done: the player to move had no legal move and finish_game decided the result
     board = state[: 2 * n]
-    cap = off_captured(n)
-    winner = state[off_winner(n)]
-    mover = state[off_to_move(n)]
-    if rules[R_END_TO_LAST_MOVER] and row_sum(board, n, 0) + row_sum(board, n, 1) != 0:
+    cap = layout.off_captured(n)
+    winner = state[layout.off_winner(n)]
+    mover = state[layout.off_to_move(n)]
+    if rules[rulesets.R_END_TO_LAST_MOVER] and layout.row_sum(board, n, 0) + layout.row_sum(board, n, 1) != 0:
         return 13
     if moves != 0:
         return 13
-    if rules[R_RESULT] == RESULT_BY_CAPTURES:
+    if rules[rulesets.R_RESULT] == rulesets.RESULT_BY_CAPTURES:
         diff = state[cap] - state[cap + 1]
-        expected = 0 if diff > 0 else (1 if diff < 0 else DRAW)
+        expected = 0 if diff > 0 else (1 if diff < 0 else layout.DRAW)
     else:
-        expected = 1 - mover if row_sum(board, n, mover) == 0 else DRAW
+        expected = 1 - mover if layout.row_sum(board, n, mover) == 0 else layout.DRAW
     return 0 if winner == expected else 13
 
 
@@ -149,13 +126,13 @@ def check_packed(state, rules, full):
     code = check_ranges(state, rules)
     if code != 0 or not full:
         return code
-    return check_settled(state, rules, new_work(rules[R_HOLES]))
+    return check_settled(state, rules, new_work(rules[rulesets.R_HOLES]))
 
 
 @njit(cache=True)
 def check_packed_batch(states, rules, full):
     """(first bad row, its code), or (-1, 0) when every row passes :func:`check_packed`."""
-    work = new_work(rules[R_HOLES])
+    work = new_work(rules[rulesets.R_HOLES])
     for i in range(states.shape[0]):
         code = check_ranges(states[i], rules)
         if code == 0 and full:

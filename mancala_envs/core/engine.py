@@ -151,8 +151,7 @@ def settle(state, rules, work, with_mask):
     n = rules[R_HOLES]
     m = off_mask(n)
     if state[off_status(n)] != RUNNING:
-        for a in range(n):
-            state[m + a] = 0
+        compute_legal_mask(state, rules, work)  # TR2: all zero
         return
     mover = state[off_to_move(n)]
     if with_mask or state[off_ply(n)] >= rules[R_MAX_PLIES]:
@@ -180,13 +179,15 @@ def end_turn(state, n, mover, action):
 
 @kernel
 def resolve(state, action, rules, work, with_mask):
-    """The move of a legal ``action`` (the predicate has just said so, and for a relay game has
-    simulated it into ``work``): its seeds and capture (SE1–SE5, SE8 / SQ1–SQ3, ED1–ED2), the end
-    of the turn, and the settling of the position (module docstring)."""
+    """The move of a legal ``action`` (the predicate has said so, and for a relay game has
+    simulated it into its slot of ``work``, which nothing has overwritten since): its seeds and
+    capture (SE1–SE5, SE8 / SQ1–SQ3, ED1–ED2), the end of the turn, and the settling of the
+    position (module docstring). After :func:`compute_legal_mask`, every legal move of the
+    position is simulated in ``work``: a caller keeping both may resolve any of them directly."""
     n = rules[R_HOLES]
     mover = state[off_to_move(n)]
     if rules[R_SOWING] == SOW_RELAY:
-        relay_resolve(state, off_captured(n), n, mover, rules, work)
+        relay_resolve(state, off_captured(n), n, mover, action, rules, work)
     else:
         play_songo(state, off_captured(n), n, mover, action, rules)
     end_turn(state, n, mover, action)

@@ -8,7 +8,8 @@ per rule, as the rulebook reads), so in a tight loop those atomics cost more tha
 themselves (measured: two thirds of the time of ``random_games``). Functions that allocate
 nothing are therefore compiled with :data:`kernel` (``njit(cache=True, _nrt=False)``), which
 emits no reference counting at all; they take arrays from their callers and never create,
-return or keep one. Functions that allocate (scratch, results) keep plain ``njit(cache=True)``.
+keep or return one (an inlined view of an argument, which allocates nothing, is the exception:
+``relay_slot``). Functions that allocate (scratch, results) keep plain ``njit(cache=True)``.
 
 **Direct calls.** A call through a numba dispatcher first works out the argument types (about
 half the cost of a small call from Python). Where Python calls one kernel over and over with

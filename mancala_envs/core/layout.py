@@ -76,9 +76,17 @@ def off_mask(n):
 
 
 @njit(cache=True, inline="always")
-def work_length(n):
-    """Scratch a move may need (kernels take it as ``work``): two boards plus captured counts."""
+def slot_length(n):
+    """Scratch for one simulated move: two boards plus captured counts (or the landing hole)."""
     return 4 * n + 4
+
+
+@njit(cache=True, inline="always")
+def work_length(n):
+    """Scratch a move and the legal mask may need (kernels take it as ``work``): one slot per
+    local hole, so that a relay game's mask leaves every legal hole's simulated move in place
+    (:mod:`mancala_envs.core.relay`)."""
+    return n * slot_length(n)
 
 
 class Layout(NamedTuple):

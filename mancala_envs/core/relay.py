@@ -2,15 +2,18 @@
 
 As in :mod:`mancala_envs.core.songo`, legality is a context read once per position
 (:func:`relay_context`: SQ4's forced opening or not) and a predicate per hole
-(:func:`relay_hole_legal`), which simulates the hole's relay into ``work``; :func:`relay_resolve`
-then commits that simulation, so a legal move is sown exactly once. ``b`` is an array whose first
-``2n`` entries are the board, captured counts at ``b[cap]``, ``b[cap + 1]``.
+(:func:`relay_hole_legal`), which simulates the hole's relay into the hole's slot of ``work``
+(:func:`relay_slot`); :func:`relay_resolve` then commits that simulation, so a legal move is sown
+exactly once. A legal mask built hole by hole therefore leaves every legal move simulated, and a
+caller that keeps ``work`` with the position (the vector env) can resolve the chosen move at once.
+``b`` is an array whose first ``2n`` entries are the board, captured counts at ``b[cap]``,
+``b[cap + 1]``.
 """
 
 from __future__ import annotations
 
 from mancala_envs.core.fast import inline_kernel
-from mancala_envs.core.layout import opposite
+from mancala_envs.core.layout import opposite, slot_length
 from mancala_envs.core.sowing import NEVER_ENDS, relay_sow
 from mancala_envs.rulesets import (
     CAPTURE_OPPOSITE_EITHER_SIDE,
@@ -48,14 +51,23 @@ def relay_capture(b, cap, n, mover, landing, rules):
 
 
 @inline_kernel
+def relay_slot(work, n, local):
+    """The slot of ``work`` that holds the simulated relay of local hole ``local`` (a view)."""
+    width = slot_length(n)
+    return work[local * width : (local + 1) * width]
+
+
+@inline_kernel
 def simulate_relay(b, n, hole, rules, work):
-    """Sow the relay of ``hole`` on a copy of the board (``work[:2n]``); ``work[2n]`` receives
-    the landing hole or NEVER_ENDS, which is also returned (SQ5, ED3)."""
+    """Sow the relay of ``hole`` on a copy of the board, in the hole's slot ``s`` of ``work``
+    (``s[:2n]``); ``s[2n]`` receives the landing hole or NEVER_ENDS, which is also returned
+    (SQ5, ED3)."""
     size = 2 * n
+    slot = relay_slot(work, n, hole % n)
     for i in range(size):
-        work[i] = b[i]
-    landing = relay_sow(work, n, hole, rules)
-    work[size] = landing
+        slot[i] = b[i]
+    landing = relay_sow(slot, n, hole, rules)
+    slot[size] = landing
     return landing
 
 
@@ -84,9 +96,11 @@ def relay_hole_legal(b, n, mover, action, ctx, rules, work):
 
 
 @inline_kernel
-def relay_resolve(b, cap, n, mover, rules, work):
-    """SQ1–SQ3 / ED1–ED2: commit the relay that :func:`relay_hole_legal` simulated into
-    ``work``, then its capture; returns the seeds taken."""
+def relay_resolve(b, cap, n, mover, action, rules, work):
+    """SQ1–SQ3 / ED1–ED2: commit the relay of local hole ``action`` that
+    :func:`relay_hole_legal` simulated into its slot of ``work``, then its capture; returns the
+    seeds taken."""
+    slot = relay_slot(work, n, action)
     for i in range(2 * n):
-        b[i] = work[i]
-    return relay_capture(b, cap, n, mover, work[2 * n], rules)
+        b[i] = slot[i]
+    return relay_capture(b, cap, n, mover, slot[2 * n], rules)

@@ -17,30 +17,22 @@ BRENT_START = 16  # relays that end mostly do so within a few laps: look for cyc
 @inline_kernel
 def sow_run(b, size, hole, count, d):
     """Drop one seed into each of the ``count`` (< ``size``) holes after ``hole`` in direction
-    ``d``; returns the last hole sown (``hole`` itself when ``count`` is 0)."""
+    ``d``; returns the last hole sown (``hole`` itself when ``count`` is 0). (One step at a time
+    with a wrap test: laps are short, and this beats splitting the run at the wrap.)"""
+    pos = hole
     if d > 0:
-        last = hole + count
-        if last < size:
-            for i in range(hole + 1, last + 1):
-                b[i] += 1
-            return last
-        for i in range(hole + 1, size):
-            b[i] += 1
-        last -= size
-        for i in range(last + 1):
-            b[i] += 1
-        return last
-    last = hole - count
-    if last >= 0:
-        for i in range(last, hole):
-            b[i] += 1
-        return last
-    for i in range(hole):
-        b[i] += 1
-    last += size
-    for i in range(last, size):
-        b[i] += 1
-    return last
+        for _ in range(count):
+            pos += 1
+            if pos == size:
+                pos = 0
+            b[pos] += 1
+    else:
+        for _ in range(count):
+            pos -= 1
+            if pos < 0:
+                pos = size - 1
+            b[pos] += 1
+    return pos
 
 
 @inline_kernel
@@ -94,27 +86,34 @@ def relay_sow(w, n, hole, rules):
     Each lap lifts the hole where the previous lap's last seed fell while that hole was occupied;
     the move ends when the last seed falls into an empty hole. A relay still running after
     ``max_relay_laps`` laps never ends (the board is then left mid-relay). A repeated lap-end
-    position proves the same verdict early (Brent's cycle detection, from lap BRENT_START on; the
-    saved position is kept in ``w[2n + 2 : 4n + 2]``).
+    position proves the same verdict early: the first BRENT_START laps run plain (most relays
+    end there), then Brent's cycle detection saves the position at powers of two (in
+    ``w[2n + 2 : 4n + 2]``) and compares each later lap end with it.
     """
     d = rules[R_DIRECTION]
     size = 2 * n
-    saved = size + 2
-    saved_hole = -1
-    power = BRENT_START
-    since_save = 0
+    laps = rules[R_MAX_LAPS]
     pos = hole
-    for _ in range(rules[R_MAX_LAPS]):
+    for _ in range(min(BRENT_START, laps)):
         pos = sow_lap(w, n, pos, d)
         if w[pos] == 1:
             return pos
+    saved = size + 2
+    saved_hole = -1
+    power = BRENT_START
+    since_save = power
+    for _ in range(laps - BRENT_START):
         if since_save == power:  # Brent: save the position at powers of two
             for i in range(size):
                 w[saved + i] = w[i]
             saved_hole = pos
             power *= 2
             since_save = 0
-        elif pos == saved_hole:
+        pos = sow_lap(w, n, pos, d)
+        if w[pos] == 1:
+            return pos
+        since_save += 1
+        if pos == saved_hole:
             same = True
             for i in range(size):
                 if w[i] != w[saved + i]:
@@ -122,5 +121,4 @@ def relay_sow(w, n, hole, rules):
                     break
             if same:
                 return NEVER_ENDS
-        since_save += 1
     return NEVER_ENDS

@@ -81,3 +81,23 @@ class MancalaParallelEnv(ParallelEnv):
 
     def close(self) -> None:
         self.aec_env.close()
+
+
+def game_module_api(game: str, module: str) -> tuple[type[MancalaEnv], Any, Any]:
+    """What a ``<game>_v0`` module exports, PettingZoo's way: ``raw_env`` (the AEC env class of
+    ``game``), ``env(**kwargs)`` (it, PettingZoo's standard wrappers being built in) and
+    ``parallel_env(**kwargs)`` (the Parallel API). ``module`` is the exporting module's name."""
+    doc = f"The {game} AEC environment (module docstring); ``env()`` returns it unwrapped."
+    raw_env = type("raw_env", (MancalaEnv,), {"__module__": module, "__doc__": doc}, game=game)
+
+    def env(**kwargs: Any) -> MancalaEnv:
+        return raw_env(**kwargs)
+
+    def parallel_env(**kwargs: Any) -> MancalaParallelEnv:
+        return MancalaParallelEnv.make(raw_env, **kwargs)
+
+    env.__doc__ = f"The {game} AEC environment (PettingZoo's standard wrappers are built in)."
+    parallel_env.__doc__ = f"The {game} environment through PettingZoo's Parallel API."
+    for f in (env, parallel_env):
+        f.__module__, f.__qualname__ = module, f.__name__
+    return raw_env, env, parallel_env

@@ -64,6 +64,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from mancala_envs.core.layout import work_length
 from mancala_envs.envs import vector_kernel as VK
 from mancala_envs.envs.common import as_state, make_spaces, opponent_agent, resolve_game
 from mancala_envs.envs.single import ILLEGAL_WARNING
@@ -127,6 +128,8 @@ class MancalaVecEnv(VecEnv):
         self._term_obs = np.zeros((num_envs, g.observation_size), dtype=np.float32)
         self._ends = np.zeros((num_envs, VK.END_COLUMNS), dtype=np.int32)
         self._status = np.zeros(num_envs, dtype=np.int8)
+        self._works = np.zeros((num_envs, work_length(g.holes_per_row)), dtype=np.int32)  # engine scratch
+        self._simulated = np.zeros(num_envs, dtype=np.bool_)  # see vector_kernel's docstring
         self._all = np.ones(num_envs, dtype=np.bool_)
         self._actions = np.zeros(num_envs, dtype=np.int64)
         blocks = max(1, min(int(num_threads), num_envs // MIN_GAMES_PER_THREAD))
@@ -153,14 +156,13 @@ class MancalaVecEnv(VecEnv):
 
     def _bind(self) -> None:
         """The kernel's per-block arguments: views into the env's arrays (rebuilt after a copy)."""
-        per_game = (self._states, self._actions, self._seats)
+        per_game = (self._states, self._actions, self._seats, self._works, self._simulated)
         self._block_args = [
             (
-                *(a[b] for a in per_game),
-                self._starts,
+                (*(a[b] for a in per_game[:3]), self._starts, *(a[b] for a in per_game[3:])),
                 self._game.rules,
                 self._scale,
-                *(getattr(self, name)[b] for name in _OUTPUTS),
+                tuple(getattr(self, name)[b] for name in _OUTPUTS),
             )
             for b in self._blocks
         ]
@@ -282,8 +284,13 @@ class MancalaVecEnv(VecEnv):
 
     def reset(self) -> VecEnvObs:
         """Restart every game (new starts and seats; the opponent moves first where it must)."""
+        return self._start_episodes(VK.MODE_RESET)
+
+    def _start_episodes(self, mode: int) -> VecEnvObs:
+        """Every game starts an episode (``mode``: new starts, or the positions set by reset_to):
+        the opponent moves first where it must; returns the learners' observations."""
         self._started[:] = True
-        self._play_opponent(self._kernel(VK.MODE_RESET, self._all)[2])
+        self._play_opponent(self._kernel(mode, self._all)[2])
         self._announce_episodes()
         self._needs_reset = False
         self.reset_infos = [{"seat": int(s)} for s in self._seats]
@@ -305,12 +312,7 @@ class MancalaVecEnv(VecEnv):
                 raise ValueError(f"seats must be {self.num_envs} values 0/1, got {seats!r}")
         self._states[:] = rows
         self._seats[:] = self._rngs[0].integers(0, 2, self.num_envs) if seats is None else seats
-        self._started[:] = True
-        self._play_opponent(self._kernel(VK.MODE_RESUME, self._all)[2])
-        self._announce_episodes()
-        self._needs_reset = False
-        self.reset_infos = [{"seat": int(s)} for s in self._seats]
-        return self._observations(self._obs)
+        return self._start_episodes(VK.MODE_RESUME)
 
     def step_async(self, actions: np.ndarray) -> None:
         actions = np.asarray(actions)
@@ -338,23 +340,27 @@ class MancalaVecEnv(VecEnv):
 
     def _fill_end_infos(self, infos: list[dict[str, Any]], done: np.ndarray) -> None:
         ends = self._ends[done]
-        terminal = self._term_obs[done]
         truncated = ends[:, VK.END_TRUNCATED].astype(bool).tolist()
         illegal = ends[:, VK.END_ILLEGAL].astype(bool).tolist()
         if any(illegal):
             warnings.warn(ILLEGAL_WARNING, UserWarning, stacklevel=4)
-        for j, (i, end) in enumerate(zip(done.tolist(), ends.tolist(), strict=True)):
-            obs = terminal[j]
-            if self.obs_format == "dict":
-                obs = {"observation": obs, "action_mask": np.zeros(self._game.num_actions, dtype=np.int8)}
+        terminal: list[Any] = list(self._term_obs[done])  # rows of one fresh copy
+        if self.obs_format == "dict":
+            empty = np.zeros(self._game.num_actions, dtype=np.int8)
+            terminal = [{"observation": obs, "action_mask": empty.copy()} for obs in terminal]
+        kept = (VK.END_SEAT, VK.END_WINNER, VK.END_OWN, VK.END_OPP, VK.END_PLY)
+        columns = (ends[:, c].tolist() for c in kept)
+        for i, obs, trunc, bad, seat, winner, own, opp, ply in zip(
+            done.tolist(), terminal, truncated, illegal, *columns, strict=True
+        ):
             infos[i] = {
                 "terminal_observation": obs,
-                "TimeLimit.truncated": truncated[j],
-                "seat": end[VK.END_SEAT],
-                "winner": None if truncated[j] else end[VK.END_WINNER],
-                "captured": (end[VK.END_OWN], end[VK.END_OPP]),
-                "ply": end[VK.END_PLY],
-                "illegal_action": illegal[j],
+                "TimeLimit.truncated": trunc,
+                "seat": seat,
+                "winner": None if trunc else winner,
+                "captured": (own, opp),
+                "ply": ply,
+                "illegal_action": bad,
             }
 
     def action_masks(self) -> np.ndarray:

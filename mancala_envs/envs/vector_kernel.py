@@ -7,6 +7,11 @@ Every move is the engine's :func:`~mancala_envs.core.engine.play`; the random op
 engine's :func:`~mancala_envs.core.engine.play_random`, so the games follow exactly the rules of
 :class:`~mancala_envs.envs.single.SingleAgentEnv`. With that opponent the learner's move skips
 the opponent's legal mask (``with_mask=False``): the random player needs none.
+
+Each game keeps its own engine scratch (``works[i]``). When the opponent's move has just built
+the learner's legal mask in it, a relay game's every legal move is already simulated there
+(:mod:`mancala_envs.core.relay`), and ``simulated[i]`` says so: the learner's move is then the
+engine's :func:`~mancala_envs.core.engine.resolve` of that simulation, not a second one.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.batch import view_into
-from mancala_envs.core.engine import new_work, outcome_for, play, play_random
+from mancala_envs.core.engine import outcome_for, play, play_random, resolve
 from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import (
     RUNNING,
@@ -41,9 +46,11 @@ NO_WINNER_CODE = -2  # the winner reported for a truncated game (the core's NO_W
 
 
 @kernel
-def record_end(i, state, seat, reward, illegal, rules, scale, rewards, dones, term_obs, ends):
-    """Write the end of game ``i``'s episode: reward, done, terminal observation and record."""
+def record_end(i, state, seat, reward, illegal, rules, scale, out):
+    """Write the end of game ``i``'s episode into the outputs ``out``: reward, done, terminal
+    observation and record."""
     n = rules[R_HOLES]
+    _, _, rewards, dones, term_obs, ends, _ = out
     view_into(state, seat, rules, scale, term_obs[i])
     rewards[i] = reward
     dones[i] = True
@@ -81,80 +88,22 @@ def first_bad_action(states, actions, selected, rules, allow_illegal):
 
 
 @njit(cache=True, nogil=True)
-def run_block(
-    mode,
-    selected,
-    rng,
-    random_opponent,
-    states,
-    actions,
-    seats,
-    starts,
-    rules,
-    scale,
-    obs,
-    masks,
-    rewards,
-    dones,
-    term_obs,
-    ends,
-    status,
-):
+def run_block(mode, selected, rng, random_opponent, games, rules, scale, out):
     """The one kernel behind the vector envs, over a block of games (all of them, or one
-    thread's share): :func:`step_game` on every selected game. Returns the number of games
-    waiting for an agent opponent."""
-    n = rules[R_HOLES]
-    work = new_work(n)
-    candidates = np.empty(n, dtype=np.int64)
+    thread's share): :func:`step_game` on every selected game. ``games`` = (states, actions,
+    seats, starts, works, simulated), ``out`` = (obs, masks, rewards, dones, term_obs, ends,
+    status): the env's arrays (rows of this block). Returns the number of games waiting for an
+    agent opponent."""
+    candidates = np.empty(rules[R_HOLES], dtype=np.int64)
     waiting = 0
-    for i in range(states.shape[0]):
+    for i in range(selected.shape[0]):
         if selected[i]:
-            waiting += step_game(
-                i,
-                mode,
-                rng,
-                random_opponent,
-                states,
-                actions,
-                seats,
-                starts,
-                rules,
-                scale,
-                obs,
-                masks,
-                rewards,
-                dones,
-                term_obs,
-                ends,
-                status,
-                work,
-                candidates,
-            )
+            waiting += step_game(i, mode, rng, random_opponent, games, rules, scale, out, candidates)
     return waiting
 
 
 @kernel
-def step_game(
-    i,
-    mode,
-    rng,
-    random_opponent,
-    states,
-    actions,
-    seats,
-    starts,
-    rules,
-    scale,
-    obs,
-    masks,
-    rewards,
-    dones,
-    term_obs,
-    ends,
-    status,
-    work,
-    candidates,
-):
+def step_game(i, mode, rng, random_opponent, games, rules, scale, out, candidates):
     """Game ``i`` by ``mode``: LEARNER: the learner's action (an illegal one, checked beforehand by
     :func:`first_bad_action`, ends the episode with -1), OPPONENT: the opponent's action, RESET: a
     new episode, RESUME: nothing (positions set from outside). Then the game runs on until the
@@ -163,35 +112,43 @@ def step_game(
     episode starts from a row of ``starts`` (drawn uniformly when it has more than one: an
     opening suite) with a uniformly drawn learner seat."""
     n = rules[R_HOLES]
+    states, actions, seats, starts, works, simulated = games
+    obs, masks, rewards, dones, _, _, status = out
     state = states[i]
+    work = works[i]
+    fresh = False  # does work hold the simulations of the learner's mask (module docstring)?
     if mode != MODE_OPPONENT:
         rewards[i] = 0.0
         dones[i] = False
     if mode == MODE_RESET:
         new_episode(state, seats, i, starts, rng)
     elif mode == MODE_OPPONENT:
-        play(state, actions[i], rules, work, True)
+        fresh = play(state, actions[i], rules, work, True)
     elif mode == MODE_RESUME:
         pass
+    elif state[off_mask(n) + actions[i]] == 1 and simulated[i]:
+        resolve(state, actions[i], rules, work, not random_opponent)
     elif state[off_mask(n) + actions[i]] == 1:
         play(state, actions[i], rules, work, not random_opponent)
     else:  # illegal_action="terminate": the learner loses, a new game starts
-        record_end(i, state, seats[i], -1.0, True, rules, scale, rewards, dones, term_obs, ends)
+        record_end(i, state, seats[i], -1.0, True, rules, scale, out)
         new_episode(state, seats, i, starts, rng)
     status[i] = READY
     while True:
         seat = seats[i]
         if state[off_status(n)] != RUNNING:
             reward = float(outcome_for(state[off_winner(n)], seat))
-            record_end(i, state, seat, reward, False, rules, scale, rewards, dones, term_obs, ends)
+            record_end(i, state, seat, reward, False, rules, scale, out)
             new_episode(state, seats, i, starts, rng)
+            fresh = False
         elif state[off_to_move(n)] == seat:
             view_into(state, seat, rules, scale, obs[i])
             for a in range(n):
                 masks[i, a] = state[off_mask(n) + a]
+            simulated[i] = fresh
             return 0
         elif random_opponent:
-            play_random(state, rules, rng.random(), work, candidates, True)
+            fresh = play_random(state, rules, rng.random(), work, candidates, True) >= 0
         else:
             status[i] = NEED_OPPONENT
             return 1

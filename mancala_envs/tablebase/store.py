@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from mancala_envs.config_files import read_config
 from mancala_envs.game import Game, get_game
 from mancala_envs.rulesets import R_MAX_PLIES
 from mancala_envs.tablebase.index import layer_offsets
@@ -78,14 +79,7 @@ def read_header(path: Path) -> dict[str, Any]:
     file = path / HEADER
     if not file.is_file():
         raise ValueError(f"{path} is not a tablebase: no {HEADER}")
-    try:
-        header = json.loads(file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{file} is damaged: not valid JSON ({e})") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ValueError(f"{file} is not a {FORMAT} header")
-    if header.get("version") != VERSION:
-        raise ValueError(f"{file} has format version {header.get('version')!r}; this code reads {VERSION}")
+    header = read_config(file, FORMAT, VERSION, "header")
     for key in ("game", "params", "rules", "holes", "max_seeds", "layers"):
         if key not in header:
             raise ValueError(f"{file} is damaged: no {key!r}")
