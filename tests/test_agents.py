@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import time
 from pathlib import Path
 
@@ -386,6 +387,15 @@ def test_damaged_policy_files_are_one_line_errors(tiny_models, tmp_path):
     shutil.copy(good_json.with_suffix(".pt"), tmp_path / "bad.pt")
     with pytest.raises(ValueError, match=r"bad\.json is damaged: not valid JSON"):
         make_agent(f"policy:path={tmp_path / 'bad.json'}")
+    config = json.loads(good_json.read_text())
+    shutil.copy(good_json.with_suffix(".pt"), tmp_path / "other.pt")
+    for change, message in (
+        ({"format": "something-else"}, r"other\.json is not a .+ policy config"),
+        ({"version": 99}, r"other\.json has format version 99; this code reads"),
+    ):
+        (tmp_path / "other.json").write_text(json.dumps({**config, **change}))
+        with pytest.raises(ValueError, match=message):
+            make_agent(f"policy:path={tmp_path / 'other.json'}")
     (tmp_path / "broken.zip").write_bytes(b"PK\x03\x04 broken")
     with pytest.raises(ValueError, match="not a loadable MaskablePPO checkpoint"):
         make_agent(f"policy:path={tmp_path / 'broken.zip'},trusted=true")

@@ -159,7 +159,8 @@ class MancalaVecEnv(VecEnv):
         per_game = (self._states, self._actions, self._seats, self._works, self._simulated)
         self._block_args = [
             (
-                (*(a[b] for a in per_game[:3]), self._starts, *(a[b] for a in per_game[3:])),
+                tuple(a[b] for a in per_game),
+                self._starts,
                 self._game.rules,
                 self._scale,
                 tuple(getattr(self, name)[b] for name in _OUTPUTS),

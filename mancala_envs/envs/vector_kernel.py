@@ -88,22 +88,22 @@ def first_bad_action(states, actions, selected, rules, allow_illegal):
 
 
 @njit(cache=True, nogil=True)
-def run_block(mode, selected, rng, random_opponent, games, rules, scale, out):
+def run_block(mode, selected, rng, random_opponent, games, starts, rules, scale, out):
     """The one kernel behind the vector envs, over a block of games (all of them, or one
     thread's share): :func:`step_game` on every selected game. ``games`` = (states, actions,
-    seats, starts, works, simulated), ``out`` = (obs, masks, rewards, dones, term_obs, ends,
-    status): the env's arrays (rows of this block). Returns the number of games waiting for an
-    agent opponent."""
+    seats, works, simulated) and ``out`` = (obs, masks, rewards, dones, term_obs, ends, status)
+    are the env's per-game arrays (rows of this block); ``starts`` the start positions. Returns
+    the number of games waiting for an agent opponent."""
     candidates = np.empty(rules[R_HOLES], dtype=np.int64)
     waiting = 0
     for i in range(selected.shape[0]):
         if selected[i]:
-            waiting += step_game(i, mode, rng, random_opponent, games, rules, scale, out, candidates)
+            waiting += step_game(i, mode, rng, random_opponent, games, starts, rules, scale, out, candidates)
     return waiting
 
 
 @kernel
-def step_game(i, mode, rng, random_opponent, games, rules, scale, out, candidates):
+def step_game(i, mode, rng, random_opponent, games, starts, rules, scale, out, candidates):
     """Game ``i`` by ``mode``: LEARNER: the learner's action (an illegal one, checked beforehand by
     :func:`first_bad_action`, ends the episode with -1), OPPONENT: the opponent's action, RESET: a
     new episode, RESUME: nothing (positions set from outside). Then the game runs on until the
@@ -112,7 +112,7 @@ def step_game(i, mode, rng, random_opponent, games, rules, scale, out, candidate
     episode starts from a row of ``starts`` (drawn uniformly when it has more than one: an
     opening suite) with a uniformly drawn learner seat."""
     n = rules[R_HOLES]
-    states, actions, seats, starts, works, simulated = games
+    states, actions, seats, works, simulated = games
     obs, masks, rewards, dones, _, _, status = out
     state = states[i]
     work = works[i]
