@@ -21,7 +21,7 @@ $(VENV)/.bench-installed: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[$(EXTRAS),bench]"
 	touch $@
 
-train: $(STAMP)  ## the main job: train MaskablePPO on Songo Ewondo (< 10 min on 2 cores), evaluate it
+train: $(STAMP)  ## the main job: train MaskablePPO on Songo Ewondo (about 10 min on 2 cores), evaluate it
 	$(PY) -m training.train_ppo $(ARGS)
 
 demo: $(STAMP)  ## play a seeded random game of each game
