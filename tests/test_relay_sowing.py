@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mancala_envs.core.engine import new_work
-from mancala_envs.core.layout import state_length
+from mancala_envs.core.layout import slot_length, state_length
 from mancala_envs.core.relay import simulate_relay
 from mancala_envs.core.sowing import BRENT_START, NEVER_ENDS
 from mancala_envs.rulesets import EN_DODOI, SADEQA_II
@@ -53,7 +53,7 @@ def check(ruleset, board: list[int]) -> tuple[int, int]:
         landing = simulate_relay(state, n, hole, rules, work)
         expected, after, laps = plain_relay(board, hole, LAPS)
         assert landing == expected, (board, hole)
-        slot = work.reshape(n, -1)[hole % n]  # the hole's slot (core.relay.relay_slot)
+        slot = work[: n * slot_length(n)].reshape(n, -1)[hole % n]  # core.relay.relay_slot
         assert slot[2 * n] == landing
         if landing != NEVER_ENDS:
             assert slot[: 2 * n].tolist() == after, (board, hole)

@@ -17,13 +17,33 @@ import sys
 import tomllib
 import types
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from agents.files import atomic_write, read_json
+from mancala_envs import GAMES
 
 T = TypeVar("T")
+
+
+@dataclass
+class RunArgs:
+    """The arguments every training script takes (its ``Args`` adds its algorithm's own)."""
+
+    game: str = field(default="songo_ewondo", metadata={"help": "the game", "choices": GAMES})
+    holes_per_row: int | None = field(default=None, metadata={"help": "en_dodoi only: 6..10 (none: 8)"})
+    max_plies: int | None = field(default=None, metadata={"help": "truncate games at N plies (none: 1000)"})
+    seed: int = field(default=0, metadata={"help": "seed of every random choice"})
+    out: str | None = field(
+        default=None, metadata={"help": "run folder (none: a new runs/<prefix><game>-seed<seed>[-k])"}
+    )
+    resume: str | None = field(default=None, metadata={"help": "continue the run in this folder"})
+    device: str = field(default="auto", metadata={"help": "torch device: auto (a GPU if any), cpu, cuda"})
+    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
+    train_openings: int = field(default=2000, metadata={"help": "random openings the games start from"})
+    obs_scale: float = field(default=10.0, metadata={"help": "the network's input: counts x scale / total"})
+    eval_seed: int = field(default=2024, metadata={"help": "arena seed of every evaluation"})
 
 
 def build_parser(args_class: type, prog: str, description: str) -> argparse.ArgumentParser:

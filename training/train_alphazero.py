@@ -64,6 +64,7 @@ from mancala_envs import GAMES
 from training.az_run import Run, summary_writer
 from training.az_selfplay import Replay, SelfPlay
 from training.common import (
+    RunArgs,
     check_each,
     check_evaluation_args,
     final_evaluation,
@@ -80,23 +81,15 @@ RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
 
 
 @dataclass
-class Args:
-    """Every argument of a training run (``--field-name`` on the command line)."""
+class Args(RunArgs):
+    """Every argument of a training run (``--field-name`` on the command line): the shared ones
+    (:class:`training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
 
     game: str = field(default="en_dodoi", metadata={"help": "the game", "choices": GAMES})
-    holes_per_row: int | None = field(default=None, metadata={"help": "en_dodoi only: 6..10 (none: 8)"})
-    max_plies: int | None = field(default=None, metadata={"help": "truncate games at N plies (none: 1000)"})
     total_positions: int = field(default=2_000_000, metadata={"help": "self-play positions to train on"})
     max_minutes: float | None = field(
         default=None, metadata={"help": "stop after this wall time (none: no limit)"}
     )
-    seed: int = field(default=0, metadata={"help": "seed of every random choice"})
-    out: str | None = field(
-        default=None, metadata={"help": "run folder (none: runs/az_<game>-seed<seed>[-k])"}
-    )
-    resume: str | None = field(default=None, metadata={"help": "continue the run in this folder"})
-    device: str = field(default="auto", metadata={"help": "torch device: auto (a GPU if any), cpu, cuda"})
-    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     # self-play and search
     games: int = field(default=256, metadata={"help": "self-play games played at once"})
     sims: int = field(default=16, metadata={"help": "simulations per self-play move"})
@@ -107,11 +100,9 @@ class Args:
     opening_share: float = field(
         default=0.5, metadata={"help": "share of games started from random openings"}
     )
-    train_openings: int = field(default=2000, metadata={"help": "random openings self-play starts from"})
     # network and learning
     hidden: list[int] = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layers"})
     one_hot_max: int = field(default=20, metadata={"help": "one-hot seed counts 0..N in the input"})
-    obs_scale: float = field(default=10.0, metadata={"help": "the input's counts x scale / total seeds"})
     learning_rate: float = field(default=2e-3, metadata={"help": "AdamW learning rate"})
     weight_decay: float = field(default=1e-4, metadata={"help": "AdamW weight decay"})
     batch_size: int = field(default=512, metadata={"help": "positions per update"})
@@ -137,7 +128,6 @@ class Args:
         default_factory=lambda: ["minimax:depth=2"],
         metadata={"help": "agent specs the network alone (sims=0) is evaluated against"},
     )
-    eval_seed: int = field(default=2024, metadata={"help": "arena seed of every evaluation"})
 
 
 def resolve_args(argv: list[str] | None = None) -> Args:

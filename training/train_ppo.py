@@ -60,6 +60,7 @@ from pathlib import Path
 
 from mancala_envs import GAMES
 from training.common import (
+    RunArgs,
     check_each,
     check_evaluation_args,
     final_evaluation,
@@ -88,25 +89,15 @@ RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resum
 
 
 @dataclass
-class Args:
-    """Every argument of a training run (``--field-name`` on the command line)."""
+class Args(RunArgs):
+    """Every argument of a training run (``--field-name`` on the command line): the shared ones
+    (:class:`training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
 
-    game: str = field(default="songo_ewondo", metadata={"help": "the game", "choices": GAMES})
-    holes_per_row: int | None = field(default=None, metadata={"help": "en_dodoi only: 6..10 (none: 8)"})
-    max_plies: int | None = field(default=None, metadata={"help": "truncate games at N plies (none: 1000)"})
     total_timesteps: int = field(default=1_000_000, metadata={"help": "learner moves to train on"})
     num_envs: int = field(default=32, metadata={"help": "games played at once"})
-    seed: int = field(default=0, metadata={"help": "seed of every random choice"})
-    out: str | None = field(
-        default=None, metadata={"help": "run folder (none: a new runs/<game>-seed<seed>[-k])"}
-    )
-    resume: str | None = field(default=None, metadata={"help": "continue the run in this folder"})
-    device: str = field(default="auto", metadata={"help": "torch device: auto (a GPU if any), cpu, cuda"})
-    torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
     config: str = field(default=str(CONFIG_FILE), metadata={"help": "TOML file of per-game defaults"})
     openings: bool = field(default=True, metadata={"help": "start episodes from random openings too"})
-    train_openings: int = field(default=2000, metadata={"help": "random openings episodes start from"})
     # PPO (sb3-contrib MaskablePPO)
     n_steps: int = field(default=128, metadata={"help": "rollout steps per game and update"})
     batch_size: int = field(default=512, metadata={"help": "minibatch size"})
@@ -119,7 +110,6 @@ class Args:
     vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
     max_grad_norm: float = field(default=0.5, metadata={"help": "gradient clipping"})
     net_arch: list[int] = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layers"})
-    obs_scale: float = field(default=10.0, metadata={"help": "the policy's input: counts x scale / total"})
     one_hot_max: int = field(
         default=20, metadata={"help": "one-hot seed counts 0..N in the policy's input (0: off)"}
     )
@@ -134,7 +124,6 @@ class Args:
         default_factory=lambda: ["random", "greedy", "minimax:depth=2"],
         metadata={"help": "agent specs the learner is evaluated against"},
     )
-    eval_seed: int = field(default=2024, metadata={"help": "arena seed of every evaluation"})
     eval_optimality: bool = field(
         default=False,
         metadata={"help": "also score each evaluation's learner on the game's shipped optimality suite"},

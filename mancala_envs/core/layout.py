@@ -12,8 +12,8 @@ A position is one ``int32`` vector. For ``n`` holes a row (``L = 3n + 9``)::
     2n+8             last action (local hole of the previous move, -1 none)
     [2n+9, 3n+9)     legal mask of the player to move (0/1)
 
-Kernels read the offsets through the small ``off_*`` functions (inlined by numba); Python code
-reads them through :func:`layout`, which calls the same functions, so the two cannot disagree.
+Both sides read one table, :data:`FIELD_OFFSETS`: kernels through the small ``off_*`` functions
+built from it (inlined by numba), Python code through :func:`layout`, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -30,63 +30,54 @@ DRAW, NO_WINNER = -1, -2  # winner codes besides the players 0 and 1
 NO_ACTION = -1  # last action of a start or constructed position
 
 
+# Where each field starts after the board: index 2n + offset (the table of the module docstring).
+FIELD_OFFSETS = {"captured": 0, "to_move": 2, "ply": 3, "status": 4, "winner": 5, "pending": 6}
+FIELD_OFFSETS |= {"last_action": 8, "mask": 9}
+
+
 @njit(cache=True, inline="always")
 def state_length(n):
     return 3 * n + 9
 
 
-@njit(cache=True, inline="always")
-def off_captured(n):
-    return 2 * n
+def _field_accessor(name: str):
+    """The kernels' accessor of field ``name``: ``off_<name>(n)`` is its index in a packed state
+    of ``n`` holes a row. Not cached on disk (closures would share one cache entry): it is only
+    ever inlined into its callers, which are."""
+    after_board = FIELD_OFFSETS[name]
+
+    def offset(n):
+        return 2 * n + after_board
+
+    offset.__name__ = offset.__qualname__ = f"off_{name}"
+    return njit(inline="always")(offset)
 
 
-@njit(cache=True, inline="always")
-def off_to_move(n):
-    return 2 * n + 2
-
-
-@njit(cache=True, inline="always")
-def off_ply(n):
-    return 2 * n + 3
-
-
-@njit(cache=True, inline="always")
-def off_status(n):
-    return 2 * n + 4
-
-
-@njit(cache=True, inline="always")
-def off_winner(n):
-    return 2 * n + 5
-
-
-@njit(cache=True, inline="always")
-def off_pending(n):
-    return 2 * n + 6
-
-
-@njit(cache=True, inline="always")
-def off_last_action(n):
-    return 2 * n + 8
-
-
-@njit(cache=True, inline="always")
-def off_mask(n):
-    return 2 * n + 9
+# The accessors, in the order of FIELD_OFFSETS.
+off_captured, off_to_move, off_ply, off_status, off_winner, off_pending, off_last_action, off_mask = (
+    _field_accessor(name) for name in FIELD_OFFSETS
+)
 
 
 @njit(cache=True, inline="always")
 def slot_length(n):
-    """Scratch for one simulated move: two boards plus captured counts (or the landing hole)."""
-    return 4 * n + 4
+    """Scratch for one simulated move: a board plus captured counts (or the landing hole)."""
+    return 2 * n + 2
+
+
+@njit(cache=True, inline="always")
+def off_cycle_board(n):
+    """Where ``work`` keeps the board a relay's cycle check compares with (after the slots)."""
+    return n * slot_length(n)
 
 
 @njit(cache=True, inline="always")
 def work_length(n):
     """Scratch a move and the legal mask may need (kernels take it as ``work``): one slot per
     local hole, so that a relay game's mask leaves every legal hole's simulated move in place
-    (:mod:`mancala_envs.core.relay`)."""
-    return n * slot_length(n)
+    (:mod:`mancala_envs.core.relay`), then one board for the relays' cycle check. (Compact: the
+    vector env keeps one per game, and they must stay in the processor's cache.)"""
+    return off_cycle_board(n) + 2 * n
 
 
 class Layout(NamedTuple):
@@ -107,20 +98,21 @@ class Layout(NamedTuple):
 
 @lru_cache(maxsize=16)
 def layout(n: int) -> Layout:
-    """The :class:`Layout` of a game with ``n`` holes a row (from the kernels' own offsets)."""
+    """The :class:`Layout` of a game with ``n`` holes a row (from the kernels' own table)."""
     n = int(n)
+    at = {name: 2 * n + offset for name, offset in FIELD_OFFSETS.items()}
     return Layout(
         n=n,
         length=int(state_length(n)),
         board=slice(0, 2 * n),
-        captured=slice(int(off_captured(n)), int(off_captured(n)) + 2),
-        to_move=int(off_to_move(n)),
-        ply=int(off_ply(n)),
-        status=int(off_status(n)),
-        winner=int(off_winner(n)),
-        pending=slice(int(off_pending(n)), int(off_pending(n)) + 2),
-        last_action=int(off_last_action(n)),
-        mask=slice(int(off_mask(n)), int(state_length(n))),
+        captured=slice(at["captured"], at["captured"] + 2),
+        to_move=at["to_move"],
+        ply=at["ply"],
+        status=at["status"],
+        winner=at["winner"],
+        pending=slice(at["pending"], at["pending"] + 2),
+        last_action=at["last_action"],
+        mask=slice(at["mask"], int(state_length(n))),
     )
 
 

@@ -13,7 +13,7 @@ caller that keeps ``work`` with the position (the vector env) can resolve the ch
 from __future__ import annotations
 
 from mancala_envs.core.fast import inline_kernel
-from mancala_envs.core.layout import opposite, slot_length
+from mancala_envs.core.layout import off_cycle_board, opposite, slot_length
 from mancala_envs.core.sowing import NEVER_ENDS, relay_sow
 from mancala_envs.rulesets import (
     CAPTURE_OPPOSITE_EITHER_SIDE,
@@ -61,12 +61,13 @@ def relay_slot(work, n, local):
 def simulate_relay(b, n, hole, rules, work):
     """Sow the relay of ``hole`` on a copy of the board, in the hole's slot ``s`` of ``work``
     (``s[:2n]``); ``s[2n]`` receives the landing hole or NEVER_ENDS, which is also returned
-    (SQ5, ED3)."""
+    (SQ5, ED3). The cycle check keeps its board after the slots (``layout.off_cycle_board``)."""
     size = 2 * n
     slot = relay_slot(work, n, hole % n)
     for i in range(size):
         slot[i] = b[i]
-    landing = relay_sow(slot, n, hole, rules)
+    cycle_board = work[off_cycle_board(n) : off_cycle_board(n) + size]
+    landing = relay_sow(slot, n, hole, rules, cycle_board)
     slot[size] = landing
     return landing
 

@@ -79,7 +79,7 @@ def sow_lap(b, n, hole, d):
 
 
 @kernel
-def relay_sow(w, n, hole, rules):
+def relay_sow(w, n, hole, rules, saved):
     """SQ1, SQ5 / ED1, ED3: relay sowing from ``hole`` on the board ``w[:2n]``; returns the
     landing hole, or NEVER_ENDS.
 
@@ -88,7 +88,7 @@ def relay_sow(w, n, hole, rules):
     ``max_relay_laps`` laps never ends (the board is then left mid-relay). A repeated lap-end
     position proves the same verdict early: the first BRENT_START laps run plain (most relays
     end there), then Brent's cycle detection saves the position at powers of two (in
-    ``w[2n + 2 : 4n + 2]``) and compares each later lap end with it.
+    ``saved[:2n]``) and compares each later lap end with it.
     """
     d = rules[R_DIRECTION]
     size = 2 * n
@@ -98,14 +98,13 @@ def relay_sow(w, n, hole, rules):
         pos = sow_lap(w, n, pos, d)
         if w[pos] == 1:
             return pos
-    saved = size + 2
     saved_hole = -1
     power = BRENT_START
     since_save = power
     for _ in range(laps - BRENT_START):
         if since_save == power:  # Brent: save the position at powers of two
             for i in range(size):
-                w[saved + i] = w[i]
+                saved[i] = w[i]
             saved_hole = pos
             power *= 2
             since_save = 0
@@ -116,7 +115,7 @@ def relay_sow(w, n, hole, rules):
         if pos == saved_hole:
             same = True
             for i in range(size):
-                if w[i] != w[saved + i]:
+                if w[i] != saved[i]:
                     same = False
                     break
             if same:

@@ -340,28 +340,24 @@ class MancalaVecEnv(VecEnv):
         return self._observations(self._obs), self._rewards.copy(), self._dones.copy(), infos
 
     def _fill_end_infos(self, infos: list[dict[str, Any]], done: np.ndarray) -> None:
-        ends = self._ends[done]
-        truncated = ends[:, VK.END_TRUNCATED].astype(bool).tolist()
-        illegal = ends[:, VK.END_ILLEGAL].astype(bool).tolist()
-        if any(illegal):
+        ends = self._ends[done].tolist()  # one row of VK.END_* columns per ended game
+        if any(row[VK.END_ILLEGAL] for row in ends):
             warnings.warn(ILLEGAL_WARNING, UserWarning, stacklevel=4)
         terminal: list[Any] = list(self._term_obs[done])  # rows of one fresh copy
         if self.obs_format == "dict":
             empty = np.zeros(self._game.num_actions, dtype=np.int8)
             terminal = [{"observation": obs, "action_mask": empty.copy()} for obs in terminal]
-        kept = (VK.END_SEAT, VK.END_WINNER, VK.END_OWN, VK.END_OPP, VK.END_PLY)
-        columns = (ends[:, c].tolist() for c in kept)
-        for i, obs, trunc, bad, seat, winner, own, opp, ply in zip(
-            done.tolist(), terminal, truncated, illegal, *columns, strict=True
+        for i, obs, (truncated, winner, own, opp, ply, seat, illegal) in zip(
+            done.tolist(), terminal, ends, strict=True
         ):
             infos[i] = {
                 "terminal_observation": obs,
-                "TimeLimit.truncated": trunc,
+                "TimeLimit.truncated": bool(truncated),
                 "seat": seat,
-                "winner": None if trunc else winner,
+                "winner": None if truncated else winner,
                 "captured": (own, opp),
                 "ply": ply,
-                "illegal_action": bad,
+                "illegal_action": bool(illegal),
             }
 
     def action_masks(self) -> np.ndarray:
