@@ -31,8 +31,7 @@ NO_ACTION = -1  # last action of a start or constructed position
 
 
 # Where each field starts after the board: index 2n + offset (the table of the module docstring).
-FIELD_OFFSETS = {"captured": 0, "to_move": 2, "ply": 3, "status": 4, "winner": 5, "pending": 6}
-FIELD_OFFSETS |= {"last_action": 8, "mask": 9}
+FIELD_OFFSETS = dict(captured=0, to_move=2, ply=3, status=4, winner=5, pending=6, last_action=8, mask=9)
 
 
 @njit(cache=True, inline="always")
