@@ -36,7 +36,8 @@ class RunArgs:
     max_plies: int | None = field(default=None, metadata={"help": "truncate games at N plies (none: 1000)"})
     seed: int = field(default=0, metadata={"help": "seed of every random choice"})
     out: str | None = field(
-        default=None, metadata={"help": "run folder (none: a new runs/<prefix><game>-seed<seed>[-k])"}
+        default=None,
+        metadata={"help": "run folder (none: a new one under runs/, named after the game and seed)"},
     )
     resume: str | None = field(default=None, metadata={"help": "continue the run in this folder"})
     device: str = field(default="auto", metadata={"help": "torch device: auto (a GPU if any), cpu, cuda"})
