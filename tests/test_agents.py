@@ -369,8 +369,9 @@ def test_legacy_checkpoint_loads_through_the_old_class_path(tmp_path):
     old = make_agent(f"policy:path={legacy},trusted=true")
     json_path, _ = export_zip(legacy, tmp_path / "legacy", game)
     exported = make_agent(f"policy:path={json_path}")
-    moves = [old.act(game, s) for s in random_positions(game, 30, seed=2, max_plies=30)]
-    assert moves == [exported.act(game, s) for s in random_positions(game, 30, seed=2, max_plies=30)]
+    positions = random_positions(game, 30, seed=2, max_plies=30)
+    moves = [old.act(game, s) for s in positions]
+    assert moves == [exported.act(game, s) for s in positions]
     assert len(set(moves)) > 1  # the positions ask for different moves
 
 
