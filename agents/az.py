@@ -96,6 +96,19 @@ class AZAgent(NetworkAgent):
 
         return torch_evaluator(self.model(game)[0])
 
+    def lookahead(self, game: Game) -> bool:
+        """Whether the model reads lookahead rows (its config says so, or its network has them)."""
+        from agents.az_net import uses_lookahead
+
+        net, config = self.model(game)
+        return uses_lookahead(config) or bool(getattr(net, "lookahead", 0))
+
+    def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """The mover's raw-count views, or his lookahead rows for a model that reads them."""
+        if self.lookahead(game):
+            return game.lookahead_batch(states).astype(np.float32)
+        return super().inputs(game, states)
+
     def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Masked network logits (:class:`NetworkAgent` divides them by ``temperature`` when it
         samples)."""
@@ -117,6 +130,7 @@ class AZAgent(NetworkAgent):
                 max_considered=int(params.get("max_considered", 16)),
                 c_visit=float(params.get("c_visit", 50.0)),
                 c_scale=float(params.get("c_scale", 0.1)),
+                lookahead=self.lookahead(game),
             )
         gumbel = None
         if self.temperature > 0:

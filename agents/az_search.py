@@ -33,7 +33,7 @@ from agents.az_select import halving_table, interior_action, root_action, root_r
 from agents.az_tree import Tree, new_tree, side
 from agents.mcts_kernels import decided_winner
 from mancala_envs import Game
-from mancala_envs.core.batch import view_into
+from mancala_envs.core.batch import lookahead_into, view_into, view_size
 from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import DONE, TRUNCATED, off_status, off_to_move, off_winner
@@ -69,10 +69,22 @@ def known_results(states, rules):
 
 
 @kernel
+def write_input(tree, b, node, rules, work, slot):
+    """The network input of node ``node`` of game ``b`` into ``obs[slot]``: the mover's raw-count
+    view, or his lookahead (``Game.lookahead_batch``) when ``obs`` is that wide."""
+    state = tree.states[b, node]
+    if tree.obs.shape[1] == view_size(rules):
+        view_into(state, state[off_to_move(rules[R_HOLES])], rules, 1.0, tree.obs[slot])
+    else:
+        lookahead_into(state, rules, work, tree.scratch, tree.obs[slot])
+
+
+@kernel
 def start_roots(tree, roots, rules):
     """Reset the first ``len(roots)`` trees to the root positions ``roots`` (running states) and
     write their views into ``obs`` (slot ``b`` for game ``b``); returns the number of slots."""
     n = rules[R_HOLES]
+    work = new_work(n)
     for b in range(roots.shape[0]):
         for i in range(roots.shape[1]):
             tree.states[b, 0, i] = roots[b, i]
@@ -86,7 +98,7 @@ def start_roots(tree, roots, rules):
             tree.children[b, 0, a] = -1
         tree.leaf[b] = 0
         tree.slot[b] = b
-        view_into(tree.states[b, 0], tree.states[b, 0, off_to_move(n)], rules, 1.0, tree.obs[b])
+        write_input(tree, b, 0, rules, work, b)
     return roots.shape[0]
 
 
@@ -117,7 +129,7 @@ def add_child(tree, b, node, a, rules, work, count):
         return count
     tree.terminal[b, c] = 0
     tree.slot[b] = count
-    view_into(tree.states[b, c], tree.states[b, c, off_to_move(n)], rules, 1.0, tree.obs[count])
+    write_input(tree, b, c, rules, work, count)
     return count + 1
 
 
@@ -204,7 +216,8 @@ class GumbelSearch:
 
     ``max_considered``: actions sampled at the root (Gumbel-top-k); ``c_visit``, ``c_scale``: the
     ``sigma`` transform (:mod:`agents.az_qtransforms`; the defaults are the paper's ``c_visit``
-    and mctx's ``value_scale``)."""
+    and mctx's ``value_scale``); ``lookahead``: the network reads ``Game.lookahead_batch`` rows,
+    not raw-count views."""
 
     def __init__(
         self,
@@ -214,6 +227,7 @@ class GumbelSearch:
         max_considered: int = 16,
         c_visit: float = 50.0,
         c_scale: float = 0.1,
+        lookahead: bool = False,
     ):
         if batch < 1 or sims < 1 or max_considered < 1:
             raise ValueError(
@@ -222,7 +236,7 @@ class GumbelSearch:
         self.game, self.batch, self.sims = game, int(batch), int(sims)
         self.max_considered = int(max_considered)
         self.c_visit, self.c_scale = float(c_visit), float(c_scale)
-        self.tree: Tree = new_tree(game, self.batch, self.sims)
+        self.tree: Tree = new_tree(game, self.batch, self.sims, lookahead)
         self.table = halving_table(self.max_considered, self.sims)
         self.evaluations = 0  # network evaluations (positions) so far
 

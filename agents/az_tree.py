@@ -17,7 +17,7 @@ Per game ``b`` and node ``i``:
 
 Per game: ``n_nodes[b]``, the root's Gumbel noise ``gumbel[b, a]``, and the simulation's
 ``leaf[b]`` and ``slot[b]`` (its row in ``obs``, the network's input batch; -1 when the leaf
-needs no network).
+needs no network), and a ``scratch`` position for the lookahead input.
 """
 
 from __future__ import annotations
@@ -46,11 +46,13 @@ class Tree(NamedTuple):
     gumbel: np.ndarray  # float64 (B, A)
     leaf: np.ndarray  # int32 (B,)
     slot: np.ndarray  # int32 (B,)
-    obs: np.ndarray  # float32 (B, observation_size): raw counts of the leaves to evaluate
+    obs: np.ndarray  # float32 (B, observation_size or lookahead_size): the leaves to evaluate
+    scratch: np.ndarray  # int32 (state_size,): a position the lookahead plays moves on
 
 
-def new_tree(game: Game, batch: int, sims: int) -> Tree:
-    """An empty tree for ``batch`` games of ``game`` and searches of ``sims`` simulations."""
+def new_tree(game: Game, batch: int, sims: int, lookahead: bool = False) -> Tree:
+    """An empty tree for ``batch`` games of ``game`` and searches of ``sims`` simulations; the
+    network input is the raw-count view, or with ``lookahead`` the lookahead rows."""
     nodes, a = sims + 1, game.num_actions
     return Tree(
         states=np.zeros((batch, nodes, game.state_size), dtype=np.int32),
@@ -66,7 +68,8 @@ def new_tree(game: Game, batch: int, sims: int) -> Tree:
         gumbel=np.zeros((batch, a), dtype=np.float64),
         leaf=np.zeros(batch, dtype=np.int32),
         slot=np.full(batch, -1, dtype=np.int32),
-        obs=np.zeros((batch, game.observation_size), dtype=np.float32),
+        obs=np.zeros((batch, game.lookahead_size if lookahead else game.observation_size), dtype=np.float32),
+        scratch=np.zeros(game.state_size, dtype=np.int32),
     )
 
 

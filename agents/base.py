@@ -129,16 +129,20 @@ class NetworkAgent(Agent):
         g = self.rng.gumbel(size=logits.shape)  # Gumbel-max: a draw from the masked softmax
         return np.argmax(np.where(np.isfinite(logits), logits / self.temperature + g, -np.inf), axis=1)
 
+    def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """The network's ``float32`` inputs for running packed states: the mover's view (raw
+        counts when ``counts``)."""
+        views = game.counts_batch if self.counts else game.observations
+        return views(states, states[:, game.layout.to_move]).astype(np.float32)
+
     def act(self, game: Game, state: State) -> int:
         mask = require_running(game, state)
-        obs = (game.counts if self.counts else game.observation)(state, state.to_move).astype(np.float32)
-        return int(self._choose(self.logits(game, obs[None], mask[None]))[0])
+        obs = self.inputs(game, state.array[None])
+        return int(self._choose(self.logits(game, obs, mask[None]))[0])
 
     def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
         """One action per running packed state (rows must not be finished)."""
         masks = game.legal_masks(states)
         if not masks.any(axis=1).all():
             raise ValueError("act_batch needs running states: some rows have no legal move")
-        views = game.counts_batch if self.counts else game.observations
-        obs = views(states, states[:, game.layout.to_move]).astype(np.float32)
-        return self._choose(self.logits(game, obs, masks)).astype(np.int64)
+        return self._choose(self.logits(game, self.inputs(game, states), masks)).astype(np.int64)

@@ -102,6 +102,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output directory (new or empty)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in DIR")
     p.add_argument(
+        "--reuse",
+        type=Path,
+        metavar="OLD",
+        help="copy from the same tournament in OLD the games of pairs without a --fresh agent "
+        "(re-rating a retrained model: equal to a full run when the other agents are unchanged)",
+    )
+    p.add_argument(
+        "--fresh",
+        nargs="+",
+        default=[],
+        metavar="SPEC",
+        help="with --reuse: the agents whose games are played",
+    )
+    p.add_argument(
         "--bootstrap",
         type=int,
         default=1000,
@@ -261,6 +275,8 @@ def _tournament(args: argparse.Namespace) -> int:
                 resume=args.resume,
                 progress=not args.no_progress,
                 openings=args.openings,
+                reuse=args.reuse,
+                fresh=args.fresh,
             )
     except KeyboardInterrupt:
         print(

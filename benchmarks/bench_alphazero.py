@@ -1,14 +1,15 @@
 """Self-play throughput of the AlphaZero search on this machine, beside OpenSpiel's AlphaZero actor loop.
 
-    .venv/bin/python benchmarks/bench_alphazero.py [--games 256] [--sims 32] [--moves 16] [--threads 1]
+    .venv/bin/python benchmarks/bench_alphazero.py [--games 256] [--sims 32] [--moves 16] [--threads 1] \\
+        [--lookahead 64]
 
 For each game: ``--games`` self-play games advance ``--moves`` moves in lockstep, each move one
 batched Gumbel search of ``--sims`` simulations (:class:`agents.az_search.GumbelSearch`) with an
-untrained network of the training's default size (:class:`agents.az_net.AZNet`, 128 x 128, on the
-CPU with ``--threads`` torch threads); printed: self-play positions/s, network evaluations/s
-(positions the network scored) and the share of the time spent in the network. Then one game's
-move (``act``, batch of one, from a position a few random plies in) at 100 and 200 simulations,
-in ms.
+untrained network of the training's default size (:class:`agents.az_net.AZNet`, 128 x 128 and a
+per-move head of ``--lookahead`` 64, on the CPU with ``--threads`` torch threads); printed:
+self-play positions/s, network evaluations/s (positions the network scored) and the share of the
+time spent in the network. Then one game's move (``act``, batch of one, from a position a few
+random plies in) at 100 and 200 simulations, in ms.
 
 **OpenSpiel.** ``open_spiel.python.algorithms.alpha_zero`` needs JAX, flax, optax, chex and orbax
 (not dependencies of this project, and not installed here), so it cannot run as it is. Its actors
@@ -47,12 +48,14 @@ def timed_evaluator(net):
     return evaluate, spent
 
 
-def bench_selfplay(name: str, games: int, sims: int, moves: int, seed: int) -> dict[str, float]:
+def bench_selfplay(
+    name: str, games: int, sims: int, moves: int, seed: int, lookahead: int
+) -> dict[str, float]:
     game = mancala_envs.get_game(name)
-    config = network_config(game, [128, 128], 20, 10.0)
+    config = network_config(game, [128, 128], 20, 10.0, lookahead)
     net = build_network(config).eval()
     evaluate, spent = timed_evaluator(net)
-    search = GumbelSearch(game, games, sims)
+    search = GumbelSearch(game, games, sims, lookahead=lookahead > 0)
     rng = np.random.default_rng(seed)
     start = game.initial_states(games)
     states = start.copy()
@@ -160,6 +163,7 @@ def main() -> None:
     p.add_argument("--moves", type=int, default=16)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lookahead", type=int, default=64, help="the network's per-move head (0: counts only)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     print(
@@ -171,7 +175,7 @@ def main() -> None:
     )
     print("|---|---:|---:|---:|---:|---:|")
     for name in mancala_envs.GAMES:
-        r = bench_selfplay(name, args.games, args.sims, args.moves, args.seed)
+        r = bench_selfplay(name, args.games, args.sims, args.moves, args.seed, args.lookahead)
         print(
             f"| {name} | {r['positions_per_s']:,.0f} | {r['evals_per_s']:,.0f} | {r['network_share']:.0%} "
             f"| {r['ms_100']:.1f} ms | {r['ms_200']:.1f} ms |",

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.core import checks, engine
-from mancala_envs.core.batch import step_batch, view_batch, view_into
+from mancala_envs.core.batch import LOOKAHEAD_FLAGS, lookahead_batch, step_batch, view_batch, view_into
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
 from mancala_envs.rulesets import Ruleset, get_ruleset
@@ -61,6 +61,7 @@ class Game:
         self.layout = layout(n)
         self.state_size = self.layout.length
         self.observation_size = 2 * n + 2 + (2 if ruleset.has_opening_rule else 0)
+        self.lookahead_size = self.observation_size + n * (LOOKAHEAD_FLAGS + self.observation_size)
         self._scale = 1.0 / self.total_seeds
         self._apply_into = None  # engine.apply_into's compiled entry point, looked up on first use
         self._work = engine.new_work(n)  # apply's scratch (the GIL serialises calls into it)
@@ -369,6 +370,18 @@ class Game:
     def counts_batch(self, states: np.ndarray, players: np.ndarray | int) -> np.ndarray:
         """:meth:`counts` for every row (``int32``)."""
         return self._views(states, players, np.int32, 1)
+
+    def lookahead_batch(self, states: np.ndarray) -> np.ndarray:
+        """The player to move's lookahead of every row, ``int32 (batch, lookahead_size)``: his
+        raw-count view (:meth:`counts`), then per action ``[legal, he moves again, game over, his
+        outcome]`` and his view after that move (zeros for illegal moves;
+        :func:`~mancala_envs.core.batch.lookahead_into`). Rows must be running."""
+        self.check_states(states, full=False)
+        if not states[:, self.layout.mask].any(axis=1).all():
+            raise ValueError("lookahead_batch needs running states: some rows have no legal move")
+        out = np.empty((states.shape[0], self.lookahead_size), dtype=np.int32)
+        lookahead_batch(states, self.rules, out)
+        return out
 
     def _views(self, states: np.ndarray, players: object, dtype: type, scale: float) -> np.ndarray:
         self.check_states(states, full=False)

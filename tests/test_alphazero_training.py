@@ -152,3 +152,39 @@ def test_cli_runs_the_same_script(tmp_path, capsys):
 
     assert cli_main(["train-az", *TINY, "--games", "0", "--out", str(tmp_path / "x")]) == 2
     assert "--games" in capsys.readouterr().err
+
+
+def test_lookahead_run_trains_and_resumes_a_lookahead_network(tmp_path):
+    """``--lookahead W``: the buffer holds lookahead rows, the saved model says so and plays; a
+    resumed run keeps the architecture; a buffer of raw-count rows is refused by it."""
+    from training.az_selfplay import Replay
+
+    run = tmp_path / "la"
+    argv = [*TINY, "--lookahead", "8", "--total-positions", "1280", "--out", str(run)]
+    assert train_main(argv) == 0
+    game = get_game("en_dodoi", holes_per_row=6)
+    net, config = load_network(run / "az.json")
+    assert config["observation"] == "lookahead" and net.lookahead == 8
+    with np.load(run / "replay.npz") as data:
+        assert data["obs"].shape[1] == game.lookahead_size
+    assert play_match(game, make_agent(f"az:path={run / 'az.json'},sims=0"), "random", 4, seed=1).games == 4
+    assert train_main(["--resume", str(run), "--total-positions", "2560"]) == 0
+    _, again = load_network(run / "az.json")
+    assert again["network"]["lookahead"] == 8 and again["trained"]["positions"] >= 2560
+    plain = Replay(game, 10)
+    with pytest.raises(ValueError, match="replay"):
+        plain.load(run / "replay.npz")
+
+
+def test_runs_from_before_lookahead_resume_with_raw_counts(tmp_path):
+    """A run folder whose config.json has no ``lookahead`` (written before the flag existed)
+    resumes with the raw-count network it was trained with, not the new default."""
+    run = tmp_path / "old"
+    assert train_main([*TINY, "--lookahead", "0", "--total-positions", "1280", "--out", str(run)]) == 0
+    config = json.loads((run / "config.json").read_text())
+    del config["lookahead"]
+    (run / "config.json").write_text(json.dumps(config))
+    assert train_main(["--resume", str(run), "--total-positions", "2560"]) == 0
+    net, saved = load_network(run / "az.json")
+    assert net.lookahead == 0 and saved["observation"] == "counts"
+    assert saved["trained"]["positions"] >= 2560

@@ -223,6 +223,43 @@ def test_interrupted_tournament_resumes_to_the_same_result(tmp_path):
         assert (part / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
 
 
+def test_reuse_copies_the_other_pairs_and_plays_the_fresh_agents(tmp_path, monkeypatch):
+    """Re-rating one agent: the games without it are copied from the old tournament, its own are
+    played, and the result equals a full run (deterministic agents, seeded games)."""
+    import agents.arena.tournaments as tournaments
+
+    agents = [RandomAgent(), LowestAgent(), RandomAgentNamed("random2")]
+    whole = run(tmp_path / "whole", agents=agents)
+    played = []
+    real = tournaments.play_game
+    monkeypatch.setattr(tournaments, "play_game", lambda *a, **k: played.append(a[1:3]) or real(*a, **k))
+    again = run(tmp_path / "again", agents=agents, reuse=tmp_path / "whole", fresh=["random2"])
+    assert again.records == whole.records
+    assert len(played) == 8 and all("random2" in {p.name for p in pair} for pair in played)
+    for name in ("games.jsonl", "results.csv", "tournament.json"):
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+
+
+def test_reuse_refuses_another_tournament_unknown_agents_and_changed_records(tmp_path):
+    agents = [RandomAgent(), LowestAgent(), RandomAgentNamed("random2")]
+    run(tmp_path / "whole", agents=agents)
+    with pytest.raises(ValueError, match="not in this tournament"):
+        run(tmp_path / "a", agents=agents, reuse=tmp_path / "whole", fresh=["greedy"])
+    with pytest.raises(ValueError, match="different tournament"):
+        round_robin(
+            small_game(), agents, 4, seed=10, out_dir=tmp_path / "b", progress=False,
+            reuse=tmp_path / "whole", fresh=["random2"],
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="holds no"):
+        run(tmp_path / "c", agents=agents, reuse=tmp_path / "nothing", fresh=["random2"])
+    games = tmp_path / "whole" / "games.jsonl"
+    rows = [json.loads(x) for x in lines(games)]
+    rows[0]["seed"] += 1
+    games.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ValueError, match="line 1"):
+        run(tmp_path / "d", agents=agents, reuse=tmp_path / "whole", fresh=["random2"])
+
+
 KILLED_RUN = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})

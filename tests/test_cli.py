@@ -159,6 +159,23 @@ def test_tournament_writes_ratings_and_resumes(registry, tmp_path, capsys):
     assert (out / "games.jsonl").read_bytes() == games
 
 
+def test_tournament_reuse_plays_only_the_fresh_agents_games(registry, tmp_path, capsys):
+    argv = ["tournament", "en_dodoi", "--holes-per-row", "6", "--agents", "random", "greedy", "mcts:sims=20"]
+    argv += ["--games", "4", "--bootstrap", "0", "--no-progress", "--seed", "2"]
+    assert main([*argv, "--out", str(tmp_path / "old")]) == 0
+    assert (
+        main([*argv, "--out", str(tmp_path / "new"), "--reuse", str(tmp_path / "old"), "--fresh", "greedy"])
+        == 0
+    )
+    assert (tmp_path / "new" / "games.jsonl").read_bytes() == (tmp_path / "old" / "games.jsonl").read_bytes()
+    capsys.readouterr()
+    assert (
+        main([*argv, "--out", str(tmp_path / "x"), "--reuse", str(tmp_path / "old"), "--fresh", "minimax"])
+        == 2
+    )
+    assert "not in this tournament" in error_line(capsys)
+
+
 def test_tournament_odd_games_is_a_one_line_error(registry, tmp_path, capsys):
     argv = [
         "tournament",

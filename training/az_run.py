@@ -85,7 +85,9 @@ class Run:
         from agents.az_net import network_config
         from training.common import git_revision
 
-        config = network_config(self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale)
+        config = network_config(
+            self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale, self.a.lookahead
+        )
         search = {k: getattr(self.a, k) for k in ("sims", "max_considered", "c_visit", "c_scale")}
         trained = {"positions": self.positions, "updates": self.updates, "minutes": round(self.minutes(), 2)}
         return {

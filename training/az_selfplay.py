@@ -2,12 +2,12 @@
 per move, and the replay buffer their positions go to.
 
 :class:`SelfPlay` plays ``games`` games at once; every move of every game is one batched search
-(:class:`agents.az_search.GumbelSearch`). Each position records the mover's raw-count view, his
-legal mask and the search's improved policy; when a game ends (or its result is decided: in a game
-won on captures, one player holds more than half the seeds), every one of its positions gets the
-result for the player who moved there (+1 / 0 / -1 from player 0's result, credited by the mover's
-id). A new game starts from a random opening (``opening_share`` of the time) or the initial
-position.
+(:class:`agents.az_search.GumbelSearch`). Each position records the network's input
+(the mover's raw-count view, or his lookahead rows), his legal mask and the search's improved
+policy; when a game ends (or its result is decided: in a game won on captures, one player holds
+more than half the seeds), every one of its positions gets the result for the player who moved
+there (+1 / 0 / -1 from player 0's result, credited by the mover's id). A new game starts from
+a random opening (``opening_share`` of the time) or the initial position.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ class Replay:
 
     FIELDS = ("obs", "mask", "policy", "value")
 
-    def __init__(self, game: Game, capacity: int):
+    def __init__(self, game: Game, capacity: int, lookahead: bool = False):
         self.capacity, self.size, self.next = capacity, 0, 0
-        self.obs = np.zeros((capacity, game.observation_size), dtype=np.float32)
+        width = game.lookahead_size if lookahead else game.observation_size
+        self.obs = np.zeros((capacity, width), dtype=np.float32)
         self.mask = np.zeros((capacity, game.num_actions), dtype=bool)
         self.policy = np.zeros((capacity, game.num_actions), dtype=np.float32)
         self.value = np.zeros(capacity, dtype=np.float32)
@@ -68,10 +69,14 @@ class SelfPlay:
         from agents.az_search import GumbelSearch
 
         self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
-        self.search = GumbelSearch(game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale)
+        self.lookahead = a.lookahead > 0
+        self.search = GumbelSearch(
+            game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale, self.lookahead
+        )
         self.states = np.zeros((a.games, game.state_size), dtype=np.int32)
         horizon = game.max_plies + 1
-        self.pending_obs = np.zeros((a.games, horizon, game.observation_size), dtype=np.float32)
+        width = game.lookahead_size if self.lookahead else game.observation_size
+        self.pending_obs = np.zeros((a.games, horizon, width), dtype=np.float32)
         self.pending_mask = np.zeros((a.games, horizon, game.num_actions), dtype=bool)
         self.pending_policy = np.zeros((a.games, horizon, game.num_actions), dtype=np.float32)
         self.pending_mover = np.zeros((a.games, horizon), dtype=np.int8)
@@ -101,7 +106,10 @@ class SelfPlay:
         result = self.search.run(self.states, self.evaluate, gumbel)
         rows, t = np.arange(a.games), self.length
         movers = self.states[:, game.layout.to_move]
-        self.pending_obs[rows, t] = game.counts_batch(self.states, movers)
+        if self.lookahead:
+            self.pending_obs[rows, t] = game.lookahead_batch(self.states)
+        else:
+            self.pending_obs[rows, t] = game.counts_batch(self.states, movers)
         self.pending_mask[rows, t] = self.states[:, game.layout.mask] != 0
         self.pending_policy[rows, t] = result.policy
         self.pending_mover[rows, t] = movers

@@ -19,6 +19,9 @@ one of its positions the result for the player who moved there (+1 / 0 / -1, cre
 id). A new game starts from a random opening (``opening_share`` of the time) or the initial position.
 (:mod:`training.az_selfplay`; the run folder's bookkeeping is :mod:`training.az_run`.)
 
+**Network input** (``lookahead``): 0 reads the mover's raw counts; W > 0 adds a per-move head of
+width W that reads the core's result of every move (``Game.lookahead_batch``; :mod:`agents.az_net`).
+
 **Learning.** Positions go into a replay buffer of the last ``replay_size``; after every
 ``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` AdamW
 steps on ``cross-entropy(policy target, masked logits) + value_weight * (value - result)^2``.
@@ -56,6 +59,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,6 +76,7 @@ from training.common import (
     interrupted,
     next_session,
     parse_run_args,
+    read_json,
     record_run,
     script_main,
     start_run,
@@ -103,6 +108,13 @@ class Args(RunArgs):
     # network and learning
     hidden: list[int] = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layers"})
     one_hot_max: int = field(default=20, metadata={"help": "one-hot seed counts 0..N in the input"})
+    lookahead: int = field(
+        default=64,
+        metadata={
+            "help": "width of the policy's per-move head on each move's result (Game.lookahead_batch);"
+            " 0: the network reads the position's counts only"
+        },
+    )
     learning_rate: float = field(default=2e-3, metadata={"help": "AdamW learning rate"})
     weight_decay: float = field(default=1e-4, metadata={"help": "AdamW weight decay"})
     batch_size: int = field(default=512, metadata={"help": "positions per update"})
@@ -134,6 +146,8 @@ def resolve_args(argv: list[str] | None = None) -> Args:
     """Dataclass defaults < command line (or the run's config.json < RESUMABLE flags)."""
     description = "Train an AlphaZero-style agent (training/train_alphazero.py)."
     args = parse_run_args(Args, "mancala train-az", description, argv, RESUMABLE)
+    if args.resume is not None and "lookahead" not in read_json(Path(args.resume) / "config.json"):
+        args.lookahead = 0  # a run from before --lookahead existed: its network reads raw counts
     check_args(args)
     return args
 
@@ -152,6 +166,7 @@ def check_args(a: Args) -> None:
     check_each(a, positive, lambda v: v >= 1, ">= 1")
     check_each(a, ("learning_rate", "sample_reuse", "obs_scale"), lambda v: v > 0, "positive")
     non_negative = ("weight_decay", "value_weight", "gumbel_scale", "c_visit", "c_scale", "min_replay")
+    non_negative += ("lookahead",)
     check_each(a, non_negative, lambda v: v >= 0, ">= 0")
     check_each(a, ("opening_share",), lambda v: 0 <= v <= 1, "in [0, 1]")
     if a.max_minutes is not None and not a.max_minutes > 0:
@@ -198,7 +213,7 @@ def train(a: Args, argv: list[str]) -> int:
     book = Run(a, run, game, command, state, device)
     net = build_network(book.az_config()).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
-    replay = Replay(game, a.replay_size)
+    replay = Replay(game, a.replay_size, a.lookahead > 0)
     if state and (run / "checkpoint.pt").is_file():
         try:
             saved = torch.load(run / "checkpoint.pt", map_location=device, weights_only=True)

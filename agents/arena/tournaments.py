@@ -10,6 +10,12 @@ Files in ``out_dir``: ``tournament.json`` (the configuration), ``openings.jsonl`
 (one row per game, rewritten from ``games.jsonl`` on resume). A resumed tournament checks every
 kept record against the schedule and replays it through the core (moves legal, result and
 captured as recorded) before it plays on, and refuses a tampered file, naming the line.
+
+**Reuse** (``reuse=DIR``, ``fresh=[names]``): to re-rate agents that changed (a retrained model
+under the same spec), the games of pairs that involve none of the ``fresh`` agents are copied from
+the tournament in DIR — same configuration, checked and replayed like resumed records — and only
+the others are played. With deterministic agents and seeded games, this equals a full rerun when
+the other agents are unchanged (same specs, code and model files): that is the caller's claim.
 """
 
 from __future__ import annotations
@@ -119,11 +125,14 @@ def round_robin(
     progress: bool = True,
     on_game: Callable[[GameRecord], None] | None = None,
     openings: Sequence[State] | str | None = "default",
+    reuse: str | os.PathLike | None = None,
+    fresh: Sequence[str] = (),
 ) -> Tournament:
     """Every pair of ``agents`` plays ``games_per_pair`` (even) games over ``openings`` (module
     docstring; ``"default"``, ``"none"``, a JSONL path or a list of States). A non-empty
     ``out_dir`` is never overwritten: pass ``resume=True`` to continue the tournament it holds.
-    ``on_game(record)`` is called after each game is written."""
+    ``on_game(record)`` is called after each game is written; ``reuse``, ``fresh``: the module
+    docstring's reuse."""
     from agents.openings import load_openings, resolve_openings
     from agents.registry import make_agent
 
@@ -152,8 +161,12 @@ def round_robin(
         else {"count": len(suite), "sha256": hashlib.sha256(suite_text(suite).encode()).hexdigest()},
     }
     plan = schedule(len(names), games_per_pair)
+    expected = _Schedule(plan, seed, names, suite, game)
+    fresh = [a if a in names else make_agent(a).name for a in fresh]
+    reused = _reusable(Path(reuse), config, fresh, expected) if reuse else {}
     done = _open_tournament(out, config, resume, suite)
-    _verify(out, done, plan, seed, names, suite, game)
+    for gid, rec in enumerate(done):  # every kept record is the scheduled game and replays
+        expected.check(f"{out / GAMES_FILE}, line {gid + 1}", gid, rec)
     atomic_write(out / RESULTS_FILE, ",".join(RESULTS_COLUMNS) + "\n" + "".join(_csv_row(r) for r in done))
     records = list(done)
     with (
@@ -166,7 +179,7 @@ def round_robin(
         for gid, (i, j, k) in enumerate(bar, start=len(done)):
             seats = (agents[i], agents[j]) if k % 2 == 0 else (agents[j], agents[i])
             start = None if suite is None else suite[(k // 2) % len(suite)]
-            rec = play_game(game, *seats, seed=derive_seed(seed, i, j, k), start=start)
+            rec = reused.get(gid) or play_game(game, *seats, seed=derive_seed(seed, i, j, k), start=start)
             rec.meta = {
                 "game_id": gid,
                 "pair": [i, j],
@@ -181,18 +194,19 @@ def round_robin(
     return Tournament(config, records, out)
 
 
-def _verify(
-    out: Path,
-    done: list[GameRecord],
-    plan: list,
-    seed: int,
-    names: list[str],
-    suite: Sequence[State] | None,
-    game: Game,
-) -> None:
-    """Every kept record is the game the schedule says, and replays as recorded."""
-    for gid, rec in enumerate(done):
-        where = f"{out / GAMES_FILE}, line {gid + 1}"
+@dataclass(frozen=True)
+class _Schedule:
+    """What each game of a tournament must be: its pair, index, seed, seats and opening."""
+
+    plan: list
+    seed: int
+    names: list[str]
+    suite: Sequence[State] | None
+    game: Game
+
+    def check(self, where: str, gid: int, rec: GameRecord) -> None:
+        """``rec`` is game ``gid`` of the schedule and replays as recorded; else ``ValueError``."""
+        plan, seed, names, suite, game = self.plan, self.seed, self.names, self.suite, self.game
         if gid >= len(plan):
             raise ValueError(f"{where}: more games than this tournament's schedule holds")
         i, j, k = plan[gid]
@@ -219,6 +233,31 @@ def _verify(
             replay(rec, game)
         except ValueError as e:
             raise ValueError(f"{where}: the record was changed or damaged: {e}") from None
+
+
+def _reusable(
+    source: Path, config: dict[str, Any], fresh: Sequence[str], expected: _Schedule
+) -> dict[int, GameRecord]:
+    """The records of ``source`` (the same tournament) of the pairs without a ``fresh`` agent, by
+    game id, each checked and replayed."""
+    unknown = sorted(set(fresh) - set(expected.names))
+    if unknown:
+        raise ValueError(f"fresh agents {unknown} are not in this tournament ({expected.names})")
+    if not (source / CONFIG_FILE).is_file() or not (source / GAMES_FILE).is_file():
+        raise ValueError(f"cannot reuse {source}: it holds no {CONFIG_FILE} and {GAMES_FILE}")
+    old = read_json(source / CONFIG_FILE)
+    diff = sorted(k for k in config if not isinstance(old, dict) or old.get(k) != config[k])
+    if diff:
+        raise ValueError(f"cannot reuse {source}: a different tournament ({', '.join(diff)} differ)")
+    raw, _, _ = read_jsonl(source / GAMES_FILE)
+    keep = {}
+    for line, rec in enumerate(parse_records(source / GAMES_FILE, raw, verify=False), start=1):
+        gid = rec.meta.get("game_id")
+        if not isinstance(gid, int) or set(rec.agents) & set(fresh):
+            continue
+        expected.check(f"{source / GAMES_FILE}, line {line}", gid, rec)
+        keep[gid] = rec
+    return keep
 
 
 def _open_tournament(

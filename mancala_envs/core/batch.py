@@ -3,6 +3,10 @@
 The view (:func:`view_into`) is the board rolled to the player's seat (RULES.md §1: his own row
 first), then his and his opponent's captured seeds, then (games with SQ4) both opening flags.
 ``Game.observation`` scales the seed counts by ``1 / total_seeds``; ``Game.counts`` keeps them raw.
+
+The lookahead (:func:`lookahead_into`, ``Game.lookahead_batch``) is the mover's raw-count view
+followed by one block per action: what that move leads to, as the engine plays it (layout in
+:func:`lookahead_into`).
 """
 
 from __future__ import annotations
@@ -10,9 +14,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mancala_envs.core.engine import new_work, play
+from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel, random_below
-from mancala_envs.core.layout import off_captured, off_mask, off_pending
+from mancala_envs.core.layout import (
+    RUNNING,
+    off_captured,
+    off_mask,
+    off_pending,
+    off_status,
+    off_to_move,
+    off_winner,
+)
 from mancala_envs.rulesets import R_HOLES, R_OPENING_HOLE
 
 
@@ -56,6 +68,12 @@ def random_actions(states, rules, rng):
 
 
 @kernel
+def view_size(rules):
+    """Entries of a view: both rows, both captured counts (+ both opening flags with SQ4)."""
+    return 2 * rules[R_HOLES] + 2 + (2 if rules[R_OPENING_HOLE] >= 0 else 0)
+
+
+@kernel
 def view_into(state, player, rules, scale, out):
     """``player``'s view of ``state`` into ``out``: seed counts times ``scale`` (module docstring)."""
     n = rules[R_HOLES]
@@ -76,3 +94,44 @@ def view_batch(states, players, rules, scale, out):
     """:func:`view_into` for every row: ``out[i]`` is ``players[i]``'s view of ``states[i]``."""
     for i in range(states.shape[0]):
         view_into(states[i], players[i], rules, scale, out[i])
+
+
+LOOKAHEAD_FLAGS = 4  # legal, the mover moves again, the game is over, the mover's outcome
+
+
+@kernel
+def lookahead_into(state, rules, work, scratch, out):
+    """The lookahead of the player to move ``p`` into ``out`` (raw counts): ``p``'s view of
+    ``state`` (:func:`view_size` entries), then for each action ``a`` a block of
+    ``LOOKAHEAD_FLAGS + view_size`` entries: ``[legal, p moves again, game over, p's outcome
+    (+1/0/-1)]`` and ``p``'s view of the position after ``a`` (all zero when ``a`` is illegal).
+    Each move is the engine's :func:`~mancala_envs.core.engine.play` on ``scratch``."""
+    n = rules[R_HOLES]
+    size = view_size(rules)
+    p = state[off_to_move(n)]
+    view_into(state, p, rules, 1, out)
+    block = LOOKAHEAD_FLAGS + size
+    for a in range(n):
+        at = size + a * block
+        for i in range(block):
+            out[at + i] = 0
+        if state[off_mask(n) + a] == 0:
+            continue
+        for i in range(state.shape[0]):
+            scratch[i] = state[i]
+        play(scratch, a, rules, work, True)
+        out[at] = 1
+        over = scratch[off_status(n)] != RUNNING
+        out[at + 1] = 1 if not over and scratch[off_to_move(n)] == p else 0
+        out[at + 2] = 1 if over else 0
+        out[at + 3] = outcome_for(scratch[off_winner(n)], p) if over else 0
+        view_into(scratch, p, rules, 1, out[at + LOOKAHEAD_FLAGS : at + block])
+
+
+@njit(cache=True)
+def lookahead_batch(states, rules, out):
+    """:func:`lookahead_into` for every (running) row."""
+    work = new_work(rules[R_HOLES])
+    scratch = np.empty(states.shape[1], dtype=states.dtype)
+    for i in range(states.shape[0]):
+        lookahead_into(states[i], rules, work, scratch, out[i])
