@@ -105,9 +105,9 @@ class AZAgent(NetworkAgent):
 
     def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
         """The mover's raw-count views, or his lookahead rows for a model that reads them."""
-        if self.lookahead(game):
-            return game.lookahead_batch(states).astype(np.float32)
-        return super().inputs(game, states)
+        from agents.az_search import network_inputs
+
+        return network_inputs(game, states, self.lookahead(game))
 
     def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Masked network logits (:class:`NetworkAgent` divides them by ``temperature`` when it

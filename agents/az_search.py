@@ -39,8 +39,16 @@ from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import DONE, TRUNCATED, off_status, off_to_move, off_winner
 from mancala_envs.rulesets import R_HOLES
 
-# obs (k, observation_size) float32 -> (logits (k, n), values (k,)) for the player to move
+# obs (k, input_width) float32 -> (logits (k, n), values (k,)) for the player to move
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def network_inputs(game: Game, states: np.ndarray, lookahead: bool) -> np.ndarray:
+    """The network's ``float32`` inputs for running packed states, the rows :func:`write_input`
+    writes for the tree: the mover's raw-count view, or his lookahead (``Game.lookahead_batch``)."""
+    if lookahead:
+        return game.lookahead_batch(states).astype(np.float32)
+    return game.counts_batch(states, states[:, game.layout.to_move]).astype(np.float32)
 
 
 @kernel

@@ -50,6 +50,11 @@ class Tree(NamedTuple):
     scratch: np.ndarray  # int32 (state_size,): a position the lookahead plays moves on
 
 
+def input_width(game: Game, lookahead: bool) -> int:
+    """Entries of a network input row: the raw-count view, or the lookahead row."""
+    return game.lookahead_size if lookahead else game.observation_size
+
+
 def new_tree(game: Game, batch: int, sims: int, lookahead: bool = False) -> Tree:
     """An empty tree for ``batch`` games of ``game`` and searches of ``sims`` simulations; the
     network input is the raw-count view, or with ``lookahead`` the lookahead rows."""
@@ -68,7 +73,7 @@ def new_tree(game: Game, batch: int, sims: int, lookahead: bool = False) -> Tree
         gumbel=np.zeros((batch, a), dtype=np.float64),
         leaf=np.zeros(batch, dtype=np.int32),
         slot=np.full(batch, -1, dtype=np.int32),
-        obs=np.zeros((batch, game.lookahead_size if lookahead else game.observation_size), dtype=np.float32),
+        obs=np.zeros((batch, input_width(game, lookahead)), dtype=np.float32),
         scratch=np.zeros(game.state_size, dtype=np.int32),
     )
 

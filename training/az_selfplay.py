@@ -28,9 +28,10 @@ class Replay:
     FIELDS = ("obs", "mask", "policy", "value")
 
     def __init__(self, game: Game, capacity: int, lookahead: bool = False):
+        from agents.az_tree import input_width
+
         self.capacity, self.size, self.next = capacity, 0, 0
-        width = game.lookahead_size if lookahead else game.observation_size
-        self.obs = np.zeros((capacity, width), dtype=np.float32)
+        self.obs = np.zeros((capacity, input_width(game, lookahead)), dtype=np.float32)
         self.mask = np.zeros((capacity, game.num_actions), dtype=bool)
         self.policy = np.zeros((capacity, game.num_actions), dtype=np.float32)
         self.value = np.zeros(capacity, dtype=np.float32)
@@ -67,6 +68,7 @@ class SelfPlay:
 
     def __init__(self, a: Any, game: Game, evaluate: Any, rng: np.random.Generator, starts: list[Any]):
         from agents.az_search import GumbelSearch
+        from agents.az_tree import input_width
 
         self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
         self.lookahead = a.lookahead > 0
@@ -75,7 +77,7 @@ class SelfPlay:
         )
         self.states = np.zeros((a.games, game.state_size), dtype=np.int32)
         horizon = game.max_plies + 1
-        width = game.lookahead_size if self.lookahead else game.observation_size
+        width = input_width(game, self.lookahead)
         self.pending_obs = np.zeros((a.games, horizon, width), dtype=np.float32)
         self.pending_mask = np.zeros((a.games, horizon, game.num_actions), dtype=bool)
         self.pending_policy = np.zeros((a.games, horizon, game.num_actions), dtype=np.float32)
@@ -97,7 +99,7 @@ class SelfPlay:
 
     def step(self, replay: Replay) -> int:
         """One move of every game; finished games go to ``replay``. Returns the positions searched."""
-        from agents.az_search import known_results
+        from agents.az_search import known_results, network_inputs
 
         game, a = self.game, self.a
         gumbel = (
@@ -106,10 +108,7 @@ class SelfPlay:
         result = self.search.run(self.states, self.evaluate, gumbel)
         rows, t = np.arange(a.games), self.length
         movers = self.states[:, game.layout.to_move]
-        if self.lookahead:
-            self.pending_obs[rows, t] = game.lookahead_batch(self.states)
-        else:
-            self.pending_obs[rows, t] = game.counts_batch(self.states, movers)
+        self.pending_obs[rows, t] = network_inputs(game, self.states, self.lookahead)
         self.pending_mask[rows, t] = self.states[:, game.layout.mask] != 0
         self.pending_policy[rows, t] = result.policy
         self.pending_mover[rows, t] = movers

@@ -117,10 +117,18 @@ def parse_run_args(
 ) -> T:
     """The arguments of a training script: dataclass defaults < ``defaults(given flags)`` (a TOML
     file, say) < the command line; with ``--resume RUN``, RUN's ``config.json`` < the
-    ``resumable`` flags (:func:`resume_config`)."""
+    ``resumable`` flags (:func:`resume_config`); a field the saved config lacks takes its
+    ``metadata["resumed_default"]`` when it has one (what runs from before the field did), else
+    its default."""
     given = vars(build_parser(args_class, prog, description).parse_args(argv))
     if "resume" in given:
-        return args_class(**resume_config(Path(given["resume"]), given, resumable))
+        config = resume_config(Path(given["resume"]), given, resumable)
+        older = {  # fields added after the run was written: what those runs did without them
+            f.name: f.metadata["resumed_default"]
+            for f in fields(args_class)
+            if "resumed_default" in f.metadata and f.name not in config
+        }
+        return args_class(**older, **config)
     return args_class(**{**defaults(given), **given})
 
 

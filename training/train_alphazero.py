@@ -59,7 +59,6 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -76,7 +75,6 @@ from training.common import (
     interrupted,
     next_session,
     parse_run_args,
-    read_json,
     record_run,
     script_main,
     start_run,
@@ -112,7 +110,8 @@ class Args(RunArgs):
         default=64,
         metadata={
             "help": "width of the policy's per-move head on each move's result (Game.lookahead_batch);"
-            " 0: the network reads the position's counts only"
+            " 0: the network reads the position's counts only",
+            "resumed_default": 0,  # runs from before the flag: raw-count networks
         },
     )
     learning_rate: float = field(default=2e-3, metadata={"help": "AdamW learning rate"})
@@ -146,8 +145,6 @@ def resolve_args(argv: list[str] | None = None) -> Args:
     """Dataclass defaults < command line (or the run's config.json < RESUMABLE flags)."""
     description = "Train an AlphaZero-style agent (training/train_alphazero.py)."
     args = parse_run_args(Args, "mancala train-az", description, argv, RESUMABLE)
-    if args.resume is not None and "lookahead" not in read_json(Path(args.resume) / "config.json"):
-        args.lookahead = 0  # a run from before --lookahead existed: its network reads raw counts
     check_args(args)
     return args
 
