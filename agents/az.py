@@ -131,6 +131,7 @@ class AZAgent(NetworkAgent):
                 c_visit=float(params.get("c_visit", 50.0)),
                 c_scale=float(params.get("c_scale", 0.1)),
                 lookahead=self.lookahead(game),
+                settle_decided=bool(params.get("settle_decided", True)),
             )
         gumbel = None
         if self.temperature > 0:

@@ -15,8 +15,12 @@ One search (:meth:`GumbelSearch.run`) is
 3. :func:`root_outputs` — the action to play, the improved policy, visits and completed Q.
 
 Values are exact where the core knows the result: a finished game is worth its outcome
-(:func:`~mancala_envs.core.engine.outcome_for`, 0 for a truncated game), and so is a game won on
-captures once one player holds more than half the seeds (:func:`agents.mcts_kernels.decided_winner`).
+(:func:`~mancala_envs.core.engine.outcome_for`, 0 for a truncated game), and so, with
+``settle_decided`` (the default), is a game won on captures once one player holds more than half
+the seeds (:func:`agents.mcts_kernels.decided_winner`). That shortcut is not the rules' result: the
+leader still has to end the game, and a game that never ends is a draw (TABLEBASE.md). With
+``settle_decided=False`` such positions go to the network like any other, so a network trained on
+games played out to their end (``train_alphazero --no-settle-decided``) can search for the ending.
 The network's value is for the player to move at the leaf; the tree stores player 0's side.
 """
 
@@ -52,27 +56,28 @@ def network_inputs(game: Game, states: np.ndarray, lookahead: bool) -> np.ndarra
 
 
 @kernel
-def exact_value(state, rules):
-    """``(known, value for player 0)``: the result of a finished or decided game (module docstring)."""
+def exact_value(state, rules, settle_decided):
+    """``(known, value for player 0)``: the result of a finished game, or of a decided one with
+    ``settle_decided`` (module docstring)."""
     n = rules[R_HOLES]
     status = state[off_status(n)]
     if status == DONE:
         return True, float(outcome_for(state[off_winner(n)], 0))
     if status == TRUNCATED:
         return True, 0.0
-    decided = decided_winner(state, rules)
+    decided = decided_winner(state, rules) if settle_decided else -1
     if decided >= 0:
         return True, float(outcome_for(decided, 0))
     return False, 0.0
 
 
 @njit(cache=True)
-def known_results(states, rules):
+def known_results(states, rules, settle_decided=True):
     """:func:`exact_value` for every row: ``(known (B,) bool, value for player 0 (B,))``."""
     known = np.zeros(states.shape[0], dtype=np.bool_)
     value = np.zeros(states.shape[0])
     for i in range(states.shape[0]):
-        known[i], value[i] = exact_value(states[i], rules)
+        known[i], value[i] = exact_value(states[i], rules, settle_decided)
     return known, value
 
 
@@ -111,7 +116,7 @@ def start_roots(tree, roots, rules):
 
 
 @kernel
-def add_child(tree, b, node, a, rules, work, count):
+def add_child(tree, b, node, a, rules, work, count, settle_decided):
     """Create the child of ``node`` by action ``a`` as the simulation's leaf; returns the number of
     ``obs`` slots used (``count``, plus one when the child needs the network)."""
     n = rules[R_HOLES]
@@ -129,7 +134,7 @@ def add_child(tree, b, node, a, rules, work, count):
         tree.children[b, c, x] = -1
         tree.logits[b, c, x] = -np.inf
     tree.leaf[b] = c
-    known, value = exact_value(tree.states[b, c], rules)
+    known, value = exact_value(tree.states[b, c], rules, settle_decided)
     if known:
         tree.terminal[b, c] = 1
         tree.raw_value[b, c] = value
@@ -142,7 +147,7 @@ def add_child(tree, b, node, a, rules, work, count):
 
 
 @njit(cache=True)
-def simulate(tree, games, rules, k, table, max_considered, c_visit, c_scale):
+def simulate(tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided):
     """Simulation ``k`` in the first ``games`` trees: descend to a new leaf (or a known result) and
     write the leaves to evaluate into ``obs``; returns how many there are."""
     n = rules[R_HOLES]
@@ -163,7 +168,7 @@ def simulate(tree, games, rules, k, table, max_considered, c_visit, c_scale):
                 a = interior_action(tree, b, node, n, c_visit, c_scale, prior, sigma)
             child = tree.children[b, node, a]
             if child < 0:
-                count = add_child(tree, b, node, a, rules, work, count)
+                count = add_child(tree, b, node, a, rules, work, count, settle_decided)
                 break
             node = child
     return count
@@ -225,7 +230,7 @@ class GumbelSearch:
     ``max_considered``: actions sampled at the root (Gumbel-top-k); ``c_visit``, ``c_scale``: the
     ``sigma`` transform (:mod:`agents.az_qtransforms`; the defaults are the paper's ``c_visit``
     and mctx's ``value_scale``); ``lookahead``: the network reads ``Game.lookahead_batch`` rows,
-    not raw-count views."""
+    not raw-count views; ``settle_decided``: a decided game is a known result (module docstring)."""
 
     def __init__(
         self,
@@ -236,6 +241,7 @@ class GumbelSearch:
         c_visit: float = 50.0,
         c_scale: float = 0.1,
         lookahead: bool = False,
+        settle_decided: bool = True,
     ):
         if batch < 1 or sims < 1 or max_considered < 1:
             raise ValueError(
@@ -244,6 +250,7 @@ class GumbelSearch:
         self.game, self.batch, self.sims = game, int(batch), int(sims)
         self.max_considered = int(max_considered)
         self.c_visit, self.c_scale = float(c_visit), float(c_scale)
+        self.settle_decided = bool(settle_decided)
         self.tree: Tree = new_tree(game, self.batch, self.sims, lookahead)
         self.table = halving_table(self.max_considered, self.sims)
         self.evaluations = 0  # network evaluations (positions) so far
@@ -269,7 +276,15 @@ class GumbelSearch:
         backward(tree, games, rules, *self._evaluate(evaluate, count))
         for k in range(self.sims):
             count = simulate(
-                tree, games, rules, k, self.table, self.max_considered, self.c_visit, self.c_scale
+                tree,
+                games,
+                rules,
+                k,
+                self.table,
+                self.max_considered,
+                self.c_visit,
+                self.c_scale,
+                self.settle_decided,
             )
             backward(tree, games, rules, *self._evaluate(evaluate, count))
         out = SearchResult(

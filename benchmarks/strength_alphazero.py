@@ -4,12 +4,13 @@
         --opponents minimax:depth=2 minimax:depth=4 mcts:sims=1000 policy --games 400 --out results/az.json
 
 Each agent plays :func:`agents.arena.play_match` against each opponent: ``--games`` games, that is
-``--games / 2`` openings of the game's default suite, each played once with each seating; the
-score is ``(wins + draws / 2) / games`` from the agent's side with its 95% Wilson interval over the
-opening pairs. The games are those of ``mancala evaluate`` with the same seed (a spec is rebuilt
-with the arena's seed before every game; a network agent is loaded once and reseeded). Time per
-move: wall time of each side's ``act`` calls over its own moves, on this machine as loaded when it
-ran, after one untimed warm-up move of each. ``--out``: the rows as JSON, rewritten after every match.
+``--games / 2`` openings of the game's default suite, each played once with each seating; the score
+is ``(wins + draws / 2) / games`` from the agent's side (a game stopped at ``max_plies`` is a draw;
+``truncated`` counts them) with its 95% Wilson interval over the opening pairs. The games are those
+of ``mancala evaluate`` with the same seed (a spec is rebuilt with the arena's seed before every
+game; a network agent is loaded once and reseeded). Time per move: wall time of each side's ``act``
+calls over its own moves, on this machine as loaded when it ran, after one untimed warm-up move of
+each. ``--out``: the rows as JSON, rewritten after every match.
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ def main() -> None:
     params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
     game = get_game(args.game, **params)
     print(f"{game.name} ({game.holes_per_row} holes a row), {args.games} games per pairing, seed {args.seed}")
-    print("| agent | opponent | pairs | W/D/L | score | 95% CI (pairs) | agent ms/move | opponent ms/move |")
-    print("|---|---|---:|---|---:|---|---:|---:|")
+    print("| agent | opponent | pairs | W/D/L | truncated | score | 95% CI (pairs) | ms/move | opponent |")
+    print("|---|---|---:|---|---:|---:|---|---:|---:|")
     rows = []
     warm = next(s for s in resolve_openings(game, "default", 8) if game.legal_mask(s).sum() > 1)
     for spec in args.agents:
@@ -87,6 +88,7 @@ def main() -> None:
                 "wins": res.wins,
                 "draws": res.draws,
                 "losses": res.losses,
+                "truncated": res.truncated,  # of the draws: games stopped at max_plies (TR1)
                 "score": res.score,
                 "ci95": [low, high],
                 "agent_ms_per_move": a.ms_per_move(),
@@ -95,7 +97,7 @@ def main() -> None:
             rows.append(row)
             print(
                 f"| `{spec}` | `{opponent}` | {res.pairs} | {res.wins}/{res.draws}/{res.losses} "
-                f"| {res.score:.3f} | [{low:.2f}, {high:.2f}] "
+                f"| {res.truncated} | {res.score:.3f} | [{low:.2f}, {high:.2f}] "
                 f"| {a.ms_per_move():.1f} | {b.ms_per_move():.1f} |",
                 flush=True,
             )

@@ -34,21 +34,21 @@ def sign(player: int) -> float:
     return 1.0 if player == 0 else -1.0
 
 
-def known_value(game, state) -> float | None:
+def known_value(game, state, settle_decided=True) -> float | None:
     """The exact result for player 0 of a finished (or, on captures, decided) game, else None."""
     if state.truncated:
         return 0.0
     if state.done:
         return 0.0 if state.winner is None or state.winner == -1 else sign(state.winner)
-    decided = decided_winner(state.array, game.rules)
+    decided = decided_winner(state.array, game.rules) if settle_decided else -1
     return sign(decided) if decided >= 0 else None
 
 
 class Node:
-    def __init__(self, game, state, evaluate, root=False):
+    def __init__(self, game, state, evaluate, root=False, settle_decided=True):
         self.state, self.children, self.visits, self.value_sum = state, {}, 0, 0.0
         self.legal = game.legal_mask(state).astype(bool)
-        exact = None if root else known_value(game, state)  # the root is always searched
+        exact = None if root else known_value(game, state, settle_decided)  # the root is always searched
         self.terminal = exact is not None
         if self.terminal:
             self.raw, self.logits = exact, np.full(game.num_actions, -np.inf)
@@ -101,7 +101,7 @@ def argmax_first(scores: np.ndarray) -> int:
     return int(np.flatnonzero(scores == scores.max())[0])
 
 
-def python_search(game, root_state, evaluate, sims, max_considered, gumbel):
+def python_search(game, root_state, evaluate, sims, max_considered, gumbel, settle_decided=True):
     n = game.num_actions
     root = Node(game, root_state, evaluate, root=True)
     root.visits, root.value_sum = 1, root.raw  # the root's own evaluation counts as its first visit
@@ -117,7 +117,7 @@ def python_search(game, root_state, evaluate, sims, max_considered, gumbel):
                 pi = softmax_legal(node.logits + sigma, node.legal)
                 a = argmax_first(np.where(node.legal, pi - visits / (1 + visits.sum()), -np.inf))
             if a not in node.children:
-                node.children[a] = Node(game, game.apply(node.state, a), evaluate)
+                node.children[a] = Node(game, game.apply(node.state, a), evaluate, False, settle_decided)
                 path.append(node.children[a])
                 break
             node = node.children[a]
@@ -135,8 +135,8 @@ def python_search(game, root_state, evaluate, sims, max_considered, gumbel):
 # ---- tests -------------------------------------------------------------------------------------
 
 
-def compiled(game, root, sims, max_considered, gumbel):
-    search = GumbelSearch(game, 1, sims, max_considered=max_considered)
+def compiled(game, root, sims, max_considered, gumbel, settle_decided=True):
+    search = GumbelSearch(game, 1, sims, max_considered=max_considered, settle_decided=settle_decided)
     return search.run(root.array[None], stub_evaluator(game), gumbel), search
 
 
@@ -294,6 +294,40 @@ def test_finished_children_carry_their_exact_result_for_the_mover(seat):
             assert outcomes[int(result.action[0])] == sign(seat)
             wins += 1
     assert checked[1.0] >= 5 and checked[-1.0] + checked[0.0] >= 5 and wins >= 5, checked
+
+
+def decided_positions(game, count, seed):
+    """Running positions of random games in which one player already holds more than half the seeds."""
+    rng, out = np.random.default_rng(seed), []
+    while len(out) < count:
+        state = game.initial_state()
+        while not state.is_over and decided_winner(state.array, game.rules) < 0:
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if not state.is_over:
+            out.append(state)
+    return out
+
+
+@pytest.mark.parametrize(("name", "params"), [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})])
+def test_without_settle_decided_decided_positions_go_to_the_network(name, params):
+    """``settle_decided=False``: from a decided root the search is the plain search in which only
+    finished games are known results; with the shortcut the same roots are searched differently,
+    since every decided child is then a known result that needs no network."""
+    game = get_game(name, **params)
+    differ = 0
+    for k, root in enumerate(decided_positions(game, 6, seed=3)):
+        noise = gumbel_noise(game, k)
+        got, search = compiled(game, root, 30, 4, noise, settle_decided=False)
+        action, visits, q, policy, _ = python_search(
+            game, root, stub_evaluator(game), 30, 4, noise[0], settle_decided=False
+        )
+        assert got.visits[0].tolist() == visits.tolist() and got.action[0] == action
+        np.testing.assert_allclose(got.q[0], q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got.policy[0], policy, rtol=0, atol=1e-12)
+        settled, fast = compiled(game, root, 30, 4, noise)
+        assert fast.evaluations < search.evaluations
+        differ += not np.allclose(settled.q[0], got.q[0])
+    assert differ >= 3
 
 
 def test_batched_games_are_independent():

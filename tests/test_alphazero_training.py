@@ -189,3 +189,61 @@ def test_runs_from_before_lookahead_resume_with_raw_counts(tmp_path):
     net, saved = load_network(run / "az.json")
     assert net.lookahead == 0 and saved["observation"] == "counts"
     assert saved["trained"]["positions"] >= 2560
+
+
+def test_init_from_starts_a_new_run_from_a_model(tmp_path, capsys):
+    """``--init-from``: the new run's network starts as the model's (no update yet: the saved
+    weights are the model's); the file is recorded; a model of another shape is refused first."""
+    source = tmp_path / "source"
+    assert train_main([*TINY, "--total-positions", "1280", "--out", str(source)]) == 0
+    run = tmp_path / "child"
+    argv = [*TINY, "--total-positions", "256", "--min-replay", "100000", "--out", str(run)]
+    assert train_main([*argv, "--init-from", str(source / "az.json")]) == 0
+    assert "starting the network from" in capsys.readouterr().out
+    before, after = (torch.load(r / "az.pt", weights_only=True) for r in (source, run))
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert json.loads((run / "config.json").read_text())["init_from"] == str(source / "az.json")
+    other = [*TINY, "--hidden", "16", "--init-from", str(source / "az.json"), "--out", str(tmp_path / "x")]
+    assert train_main(other) == 2
+    assert "network differ" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert train_main([*TINY, "--init-from", str(tmp_path / "none.json"), "--out", str(tmp_path / "y")]) == 2
+    assert "not an az model" in capsys.readouterr().err
+
+
+def test_no_settle_decided_plays_decided_games_out(tmp_path):
+    """With the shortcut, self-play ends a game as soon as one player holds more than half the
+    seeds; ``--no-settle-decided`` plays it on, and the model tells ``az`` to search that way."""
+    from types import SimpleNamespace
+
+    from agents.mcts_kernels import decided_winner
+    from training.az_selfplay import Replay, SelfPlay
+
+    game = get_game("songo_ewondo")
+    rng = np.random.default_rng(5)
+    starts = []
+    while len(starts) < 8:
+        state = game.initial_state()
+        while not state.is_over and decided_winner(state.array, game.rules) < 0:
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if not state.is_over and not any(game.apply(state, a).is_over for a in game.legal_actions(state)):
+            starts.append(state)
+    finished = {}
+    for settle in (True, False):
+        a = SimpleNamespace(
+            games=8, sims=4, max_considered=4, c_visit=50.0, c_scale=0.1, gumbel_scale=0.0,
+            opening_share=1.0, lookahead=0, settle_decided=settle,
+        )  # fmt: skip
+        uniform = lambda obs: (np.zeros((len(obs), game.num_actions)), np.zeros(len(obs)))  # noqa: E731
+        selfplay = SelfPlay(a, game, uniform, np.random.default_rng(0), [])
+        selfplay.states[:] = np.stack([s.array for s in starts])
+        replay = Replay(game, 100)
+        selfplay.step(replay)
+        finished[settle] = (selfplay.finished_games, replay.size)
+    assert finished[True] == (8, 8) and finished[False] == (0, 0)
+    run = tmp_path / "out"
+    argv = [*TINY, "--no-settle-decided", "--total-positions", "256", "--out", str(run)]
+    assert train_main(argv) == 0
+    agent = make_agent(f"az:path={run / 'az.json'},sims=4")
+    six = get_game("en_dodoi", holes_per_row=6)
+    agent.act(six, six.initial_state())
+    assert [s.settle_decided for s in agent._searches.values()] == [False]

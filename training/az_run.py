@@ -88,7 +88,9 @@ class Run:
         config = network_config(
             self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale, self.a.lookahead
         )
-        search = {k: getattr(self.a, k) for k in ("sims", "max_considered", "c_visit", "c_scale")}
+        search = {
+            k: getattr(self.a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")
+        }
         trained = {"positions": self.positions, "updates": self.updates, "minutes": round(self.minutes(), 2)}
         return {
             **config,

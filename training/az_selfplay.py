@@ -4,10 +4,10 @@ per move, and the replay buffer their positions go to.
 :class:`SelfPlay` plays ``games`` games at once; every move of every game is one batched search
 (:class:`agents.az_search.GumbelSearch`). Each position records the network's input
 (the mover's raw-count view, or his lookahead rows), his legal mask and the search's improved
-policy; when a game ends (or its result is decided: in a game won on captures, one player holds
-more than half the seeds), every one of its positions gets the result for the player who moved
-there (+1 / 0 / -1 from player 0's result, credited by the mover's id). A new game starts from
-a random opening (``opening_share`` of the time) or the initial position.
+policy; when a game ends (or, with ``settle_decided``, its result is decided: in a game won on
+captures, one player holds more than half the seeds), every one of its positions gets the result
+for the player who moved there (+1 / 0 / -1 from player 0's result, credited by the mover's id).
+A new game starts from a random opening (``opening_share`` of the time) or the initial position.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class SelfPlay:
         self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
         self.lookahead = a.lookahead > 0
         self.search = GumbelSearch(
-            game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale, self.lookahead
+            game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale, self.lookahead, a.settle_decided
         )
         self.states = np.zeros((a.games, game.state_size), dtype=np.int32)
         horizon = game.max_plies + 1
@@ -114,7 +114,7 @@ class SelfPlay:
         self.pending_mover[rows, t] = movers
         self.length += 1
         game.apply_batch(self.states, result.action, out=self.states)
-        known, value = known_results(self.states, game.rules)
+        known, value = known_results(self.states, game.rules, a.settle_decided)
         for i in np.flatnonzero(known):
             self.finish(i, float(value[i]), replay)
         return a.games

@@ -14,13 +14,23 @@ root, ``sims`` simulations; the network evaluates the new leaves of all games in
 per simulation). The move played is the search's action (Gumbel noise of scale
 ``gumbel_scale``: the exploration); each position records the improved policy
 ``softmax(logits + sigma(completed Q))`` as its policy target. A game that ends — or whose result
-is decided (in a game won on captures, one player holds more than half the seeds) — gives every
-one of its positions the result for the player who moved there (+1 / 0 / -1, credited by player
-id). A new game starts from a random opening (``opening_share`` of the time) or the initial position.
-(:mod:`training.az_selfplay`; the run folder's bookkeeping is :mod:`training.az_run`.)
+is decided (in a game won on captures, one player holds more than half the seeds; ``settle_decided``,
+on by default) — gives every one of its positions the result for the player who moved there
+(+1 / 0 / -1, credited by player id). ``--no-settle-decided`` plays every game out to its natural
+end or its truncation, and the search then sends decided positions to the network too: the only
+way for the network to learn to *end* a won game (a game that never ends is a draw), which the
+shortcut never shows it (tried on Songo Ewondo it did worse: self-play learns that the losing side
+can hold such games to a draw; README). The model records the choice (``search.settle_decided``)
+and ``az`` searches the way its network was trained. A new game starts from a random opening
+(``opening_share`` of the time) or the initial position. (:mod:`training.az_selfplay`; the run
+folder's bookkeeping is :mod:`training.az_run`.)
 
 **Network input** (``lookahead``): 0 reads the mover's raw counts; W > 0 adds a per-move head of
 width W that reads the core's result of every move (``Game.lookahead_batch``; :mod:`agents.az_net`).
+
+**Starting weights** (``init_from``): a new run can start from an ``az`` model's network (its
+``az.json``; the same game and network shape), e.g. to continue a shipped model under a changed
+self-play setting; the run's config records the file.
 
 **Learning.** Positions go into a replay buffer of the last ``replay_size``; after every
 ``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` AdamW
@@ -73,6 +83,7 @@ from training.common import (
     final_evaluation,
     final_report,
     interrupted,
+    make_game,
     next_session,
     parse_run_args,
     record_run,
@@ -103,7 +114,17 @@ class Args(RunArgs):
     opening_share: float = field(
         default=0.5, metadata={"help": "share of games started from random openings"}
     )
+    settle_decided: bool = field(
+        default=True,
+        metadata={
+            "help": "a game whose winner on captures is decided ends there, in self-play and search;"
+            " --no-settle-decided plays it out (a never-ending game is a draw)"
+        },
+    )
     # network and learning
+    init_from: str | None = field(
+        default=None, metadata={"help": "a new run's starting network: an az model's az.json"}
+    )
     hidden: list[int] = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layers"})
     one_hot_max: int = field(default=20, metadata={"help": "one-hot seed counts 0..N in the input"})
     lookahead: int = field(
@@ -171,6 +192,28 @@ def check_args(a: Args) -> None:
     if not a.hidden or min(a.hidden) < 1:
         raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
     check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
+    if a.resume is None:
+        initial_network(a)  # a bad --init-from fails before the run folder is made
+
+
+def initial_network(a: Args) -> Any:
+    """The network of ``--init-from`` (``ValueError`` unless it is an az model of this run's game
+    and network shape); None without the flag."""
+    from agents.az_net import load_network, network_config
+
+    if a.init_from is None:
+        return None
+    try:
+        net, saved = load_network(a.init_from)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--init-from {a.init_from}: not an az model ({e})") from None
+    want = network_config(make_game(a), a.hidden, a.one_hot_max, a.obs_scale, a.lookahead)
+    differ = [k for k in want if saved.get(k) != want[k]]
+    if differ:
+        raise ValueError(
+            f"--init-from {a.init_from}: a model of another game or network (its {', '.join(differ)} differ)"
+        )
+    return net
 
 
 def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Generator, device: str) -> dict:
@@ -221,6 +264,9 @@ def train(a: Args, argv: list[str]) -> int:
         replay.load(run / "replay.npz")
         book.history = [e for e in book.history if e["positions"] <= book.positions]
         print(f"resuming {run} at {book.positions} positions ({book.minutes():.1f} min)", flush=True)
+    elif a.init_from is not None:
+        net.load_state_dict(initial_network(a).state_dict())
+        print(f"starting the network from {a.init_from}", flush=True)
     elif resuming:
         print(f"{run} has no checkpoint yet: starting it from scratch", flush=True)
     suite = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
