@@ -24,6 +24,14 @@ DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
 
 
+def settle_decided(search_params: dict[str, Any]) -> bool:
+    """The model's ``search.settle_decided`` (True when absent: models from before the key)."""
+    value = search_params.get("settle_decided", True)
+    if not isinstance(value, bool):
+        raise ValueError(f"the az model's search.settle_decided must be true or false, got {value!r}")
+    return value
+
+
 def shipped_az_model(game: Game) -> Path:
     """``models/az_<game>.json``; ``ValueError`` when it is not there."""
     return shipped_model(MODELS_DIR / f"az_{game.name}.json", game, "az model", "az")
@@ -131,7 +139,7 @@ class AZAgent(NetworkAgent):
                 c_visit=float(params.get("c_visit", 50.0)),
                 c_scale=float(params.get("c_scale", 0.1)),
                 lookahead=self.lookahead(game),
-                settle_decided=bool(params.get("settle_decided", True)),
+                settle_decided=settle_decided(params),
             )
         gumbel = None
         if self.temperature > 0:

@@ -40,7 +40,7 @@ from mancala_envs import Game
 from mancala_envs.core.batch import lookahead_into, view_into, view_size
 from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import DONE, TRUNCATED, off_status, off_to_move, off_winner
+from mancala_envs.core.layout import DONE, NO_WINNER, TRUNCATED, off_status, off_to_move, off_winner
 from mancala_envs.rulesets import R_HOLES
 
 # obs (k, input_width) float32 -> (logits (k, n), values (k,)) for the player to move
@@ -65,7 +65,7 @@ def exact_value(state, rules, settle_decided):
         return True, float(outcome_for(state[off_winner(n)], 0))
     if status == TRUNCATED:
         return True, 0.0
-    decided = decided_winner(state, rules) if settle_decided else -1
+    decided = decided_winner(state, rules) if settle_decided else NO_WINNER
     if decided >= 0:
         return True, float(outcome_for(decided, 0))
     return False, 0.0

@@ -21,7 +21,8 @@ from mancala_envs.rulesets import R_HOLES, R_RESULT, R_SEEDS_PER_HOLE, RESULT_BY
 @kernel
 def decided_winner(state, rules):
     """SE10/ED5 decided early: in a game won on captures, a player who holds more than half the
-    seeds has won whatever follows (captured counts never decrease); layout.NO_WINNER otherwise."""
+    seeds wins if the game ends (captured counts never decrease; a game that never ends is still a
+    draw, so this is the searches' shortcut, not the result); layout.NO_WINNER otherwise."""
     n = rules[R_HOLES]
     if rules[R_RESULT] != RESULT_BY_CAPTURES:
         return layout.NO_WINNER

@@ -69,7 +69,10 @@ def main() -> None:
     params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
     game = get_game(args.game, **params)
     print(f"{game.name} ({game.holes_per_row} holes a row), {args.games} games per pairing, seed {args.seed}")
-    print("| agent | opponent | pairs | W/D/L | truncated | score | 95% CI (pairs) | ms/move | opponent |")
+    print(
+        "| agent | opponent | pairs | W/D/L | truncated | score | 95% CI (pairs) "
+        "| agent ms/move | opponent ms/move |"
+    )
     print("|---|---|---:|---|---:|---:|---|---:|---:|")
     rows = []
     warm = next(s for s in resolve_openings(game, "default", 8) if game.legal_mask(s).sum() > 1)

@@ -128,6 +128,29 @@ def test_damaged_or_foreign_files_raise_value_errors(model, game, tmp_path):
         make_agent(f"az:path={pickled}")
 
 
+def test_search_setting_of_the_model_is_read_and_checked(model, game, tmp_path):
+    """``search.settle_decided`` in the model's config: absent means True; false builds a search
+    that sends decided positions to the network; anything but a boolean is refused by name."""
+    path, _ = model
+    s = next(s for s in states(game) if game.legal_mask(s).sum() > 1)
+    agent = make_agent(f"az:path={path},sims=4")
+    agent.act(game, s)
+    assert [x.settle_decided for x in agent._searches.values()] == [True]
+    config = json.loads(path.read_text())
+    for value, expect in ((False, [False]), ("false", None)):
+        config["search"]["settle_decided"] = value
+        copy = tmp_path / f"m{expect is None}.json"
+        copy.write_text(json.dumps(config))
+        copy.with_suffix(".pt").write_bytes(path.with_suffix(".pt").read_bytes())
+        agent = make_agent(f"az:path={copy},sims=4")
+        if expect is None:
+            with pytest.raises(ValueError, match="settle_decided must be true or false"):
+                agent.act(game, s)
+        else:
+            agent.act(game, s)
+            assert [x.settle_decided for x in agent._searches.values()] == expect
+
+
 def test_model_of_another_game_is_refused(model):
     path, _ = model
     agent = make_agent(f"az:path={path}")

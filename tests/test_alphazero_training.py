@@ -196,13 +196,25 @@ def test_init_from_starts_a_new_run_from_a_model(tmp_path, capsys):
     weights are the model's); the file is recorded; a model of another shape is refused first."""
     source = tmp_path / "source"
     assert train_main([*TINY, "--total-positions", "1280", "--out", str(source)]) == 0
-    run = tmp_path / "child"
-    argv = [*TINY, "--total-positions", "256", "--min-replay", "100000", "--out", str(run)]
+    assert json.loads((source / "az.json").read_text())["trained"]["updates"] > 0
+    run = tmp_path / "child"  # another seed: its own initial weights differ from the source's
+    argv = [*TINY, "--seed", "1", "--total-positions", "256", "--min-replay", "100000", "--out", str(run)]
     assert train_main([*argv, "--init-from", str(source / "az.json")]) == 0
     assert "starting the network from" in capsys.readouterr().out
-    before, after = (torch.load(r / "az.pt", weights_only=True) for r in (source, run))
-    assert all(torch.equal(before[k], after[k]) for k in before)
+    source_weights = torch.load(source / "az.pt", weights_only=True)
+    same = lambda a, b: all(torch.equal(a[k], b[k]) for k in a)  # noqa: E731
+    assert same(source_weights, torch.load(run / "az.pt", weights_only=True))
     assert json.loads((run / "config.json").read_text())["init_from"] == str(source / "az.json")
+    assert json.loads((run / "az.json").read_text())["trained"]["init_from"] == str(source / "az.json")
+    # a resumed child continues from its own checkpoint, not from the source again
+    trained = tmp_path / "trained"
+    argv = [*TINY, "--seed", "1", "--total-positions", "1280", "--out", str(trained)]
+    assert train_main([*argv, "--init-from", str(source / "az.json")]) == 0
+    own = torch.load(trained / "az.pt", weights_only=True)
+    assert not same(source_weights, own)
+    assert train_main(["--resume", str(trained), "--total-positions", "1280"]) == 0
+    assert "resuming" in capsys.readouterr().out
+    assert same(own, torch.load(trained / "az.pt", weights_only=True))
     other = [*TINY, "--hidden", "16", "--init-from", str(source / "az.json"), "--out", str(tmp_path / "x")]
     assert train_main(other) == 2
     assert "network differ" in capsys.readouterr().err and not (tmp_path / "x").exists()
@@ -235,6 +247,7 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
         )  # fmt: skip
         uniform = lambda obs: (np.zeros((len(obs), game.num_actions)), np.zeros(len(obs)))  # noqa: E731
         selfplay = SelfPlay(a, game, uniform, np.random.default_rng(0), [])
+        assert selfplay.search.settle_decided is settle
         selfplay.states[:] = np.stack([s.array for s in starts])
         replay = Replay(game, 100)
         selfplay.step(replay)

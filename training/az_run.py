@@ -92,6 +92,8 @@ class Run:
             k: getattr(self.a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")
         }
         trained = {"positions": self.positions, "updates": self.updates, "minutes": round(self.minutes(), 2)}
+        if self.a.init_from is not None:
+            trained["init_from"] = self.a.init_from  # the counts above are this run's only
         return {
             **config,
             "search": search,

@@ -11,19 +11,19 @@ One readable script in the CleanRL manner: the arguments are the fields of :clas
 **Self-play.** ``games`` games are played at once. Every move of every game is one batched Gumbel
 MuZero search (:class:`agents.az_search.GumbelSearch`: Gumbel-top-k and sequential halving at the
 root, ``sims`` simulations; the network evaluates the new leaves of all games in one forward pass
-per simulation). The move played is the search's action (Gumbel noise of scale
-``gumbel_scale``: the exploration); each position records the improved policy
-``softmax(logits + sigma(completed Q))`` as its policy target. A game that ends — or whose result
-is decided (in a game won on captures, one player holds more than half the seeds; ``settle_decided``,
-on by default) — gives every one of its positions the result for the player who moved there
-(+1 / 0 / -1, credited by player id). ``--no-settle-decided`` plays every game out to its natural
-end or its truncation, and the search then sends decided positions to the network too: the only
-way for the network to learn to *end* a won game (a game that never ends is a draw), which the
-shortcut never shows it (tried on Songo Ewondo it did worse: self-play learns that the losing side
-can hold such games to a draw; README). The model records the choice (``search.settle_decided``)
-and ``az`` searches the way its network was trained. A new game starts from a random opening
-(``opening_share`` of the time) or the initial position. (:mod:`training.az_selfplay`; the run
-folder's bookkeeping is :mod:`training.az_run`.)
+per simulation). The move played is the search's action (Gumbel noise of scale ``gumbel_scale``: the
+exploration); each position records the improved policy ``softmax(logits + sigma(completed Q))`` as
+its policy target. A game that ends — or whose result is decided (in a game won on captures, one
+player holds more than half the seeds; ``settle_decided``, on by default) — gives every one of its
+positions the result for the player who moved there (+1 / 0 / -1, credited by player id).
+``--no-settle-decided`` plays every game out to its natural end or its truncation, and the search
+then sends decided positions to the network too: the way, within this training, for the network to
+see how a won game is *ended* (a game that never ends is a draw), which the shortcut never shows it
+(tried on Songo Ewondo it did worse: self-play learns that the losing side can hold such games to a
+draw; README). The model records the choice (``search.settle_decided``) and ``az`` searches the way
+its network was trained. A new game starts from a random opening (``opening_share`` of the time) or
+the initial position. (:mod:`training.az_selfplay`; the run folder's bookkeeping is
+:mod:`training.az_run`.)
 
 **Network input** (``lookahead``): 0 reads the mover's raw counts; W > 0 adds a per-move head of
 width W that reads the core's result of every move (``Game.lookahead_batch``; :mod:`agents.az_net`).
