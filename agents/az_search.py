@@ -222,6 +222,7 @@ class SearchResult:
     q: np.ndarray  # float64 (B, n): completed Q-values (-inf on illegal actions)
     value: np.ndarray  # float64 (B,): the root's mean value after the search
     gumbel: np.ndarray  # float64 (B, n): the root's Gumbel noise
+    inputs: np.ndarray  # float32 (B, input width): the roots' network inputs (network_inputs)
 
 
 class GumbelSearch:
@@ -273,6 +274,7 @@ class GumbelSearch:
             raise ValueError("a search needs running root positions: some rows have no legal move")
         tree.gumbel[:games] = 0.0 if gumbel is None else gumbel
         count = start_roots(tree, np.ascontiguousarray(roots, dtype=np.int32), rules)
+        inputs = tree.obs[:games].copy()  # the leaves' rows overwrite them later
         backward(tree, games, rules, *self._evaluate(evaluate, count))
         for k in range(self.sims):
             count = simulate(
@@ -294,6 +296,7 @@ class GumbelSearch:
             q=np.zeros((games, n)),
             value=np.zeros(games),
             gumbel=tree.gumbel[:games].copy(),
+            inputs=inputs,
         )
         root_outputs(
             tree,

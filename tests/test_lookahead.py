@@ -9,7 +9,7 @@ import torch
 
 from agents.az import AZAgent
 from agents.az_net import build_network, load_network, network_config, save_network, uses_lookahead
-from agents.az_search import GumbelSearch
+from agents.az_search import GumbelSearch, network_inputs
 from mancala_envs import get_game
 from tests.golden_search import CONFIGS, gumbel_noise, positions, random_position, stub_evaluator
 
@@ -110,6 +110,11 @@ def test_search_feeds_lookahead_rows_of_its_leaves(name, params):
     expected = {tuple(r) for r in game.lookahead_batch(np.ascontiguousarray(running)).tolist()}
     assert {tuple(int(x) for x in r) for r in rows} <= expected
     assert tuple(int(x) for x in rows[0]) == tuple(game.lookahead_batch(root.array[None])[0])
+    # the roots' inputs the search returns (self-play stores them) are network_inputs' rows
+    for result, wide_input in ((a, False), (b, True)):
+        want = network_inputs(game, root.array[None], wide_input)
+        assert result.inputs.dtype == np.float32
+        np.testing.assert_array_equal(result.inputs, want)
 
 
 @pytest.fixture(scope="module")

@@ -99,7 +99,7 @@ class SelfPlay:
 
     def step(self, replay: Replay) -> int:
         """One move of every game; finished games go to ``replay``. Returns the positions searched."""
-        from agents.az_search import known_results, network_inputs
+        from agents.az_search import known_results
 
         game, a = self.game, self.a
         gumbel = (
@@ -108,7 +108,7 @@ class SelfPlay:
         result = self.search.run(self.states, self.evaluate, gumbel)
         rows, t = np.arange(a.games), self.length
         movers = self.states[:, game.layout.to_move]
-        self.pending_obs[rows, t] = network_inputs(game, self.states, self.lookahead)
+        self.pending_obs[rows, t] = result.inputs  # the network inputs the search built for the roots
         self.pending_mask[rows, t] = self.states[:, game.layout.mask] != 0
         self.pending_policy[rows, t] = result.policy
         self.pending_mover[rows, t] = movers
