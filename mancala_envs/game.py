@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.core import checks, engine
-from mancala_envs.core.batch import LOOKAHEAD_FLAGS, lookahead_batch, step_batch, view_batch, view_into
+from mancala_envs.core.batch import (
+    LOOKAHEAD_FLAGS,
+    lookahead_batch,
+    step_batch,
+    view_batch,
+    view_into,
+    view_size,
+)
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
 from mancala_envs.rulesets import Ruleset, get_ruleset
@@ -60,7 +67,7 @@ class Game:
         self.rules = ruleset.to_array()
         self.layout = layout(n)
         self.state_size = self.layout.length
-        self.observation_size = 2 * n + 2 + (2 if ruleset.has_opening_rule else 0)
+        self.observation_size = int(view_size(self.rules))  # the views' one definition
         self.lookahead_size = self.observation_size + n * (LOOKAHEAD_FLAGS + self.observation_size)
         self._scale = 1.0 / self.total_seeds
         self._apply_into = None  # engine.apply_into's compiled entry point, looked up on first use
