@@ -1,4 +1,5 @@
-"""The AlphaZero-style agent: ``make_agent("az[:path=MODEL.json][,sims=N][,temperature=T]")``.
+"""The AlphaZero-style agent:
+``make_agent("az[:path=MODEL.json][,sims=N][,temperature=T][,discount=D][,finish=PLIES]")``.
 
 A network trained by ``training/train_alphazero.py`` (files of :mod:`agents.az_net`; with no path,
 the shipped model of the game being played, ``models/az_<game>.json``) guides a Gumbel MuZero
@@ -7,6 +8,17 @@ search (:mod:`agents.az_search`) of ``sims`` simulations per move (default
 ``temperature`` T > 0, a draw from ``softmax(logits / T)``. With a search, ``temperature`` scales
 the root's Gumbel noise: 0 (the default) is a deterministic search, 1 the sampling of training.
 Every draw comes from the agent's own generator: the same seed gives the same moves.
+
+**Finishing won games** (games won on captures, Songo Ewondo and En Dodoi; with a search only).
+Once a player holds more than half the seeds he wins *if the game ends*, and a game that never ends
+is a draw, so the leader must still end it. ``discount`` D (default :data:`DEFAULT_DISCOUNT`) makes
+the search value such a decided position at ``1 - D * (share of the seeds still on the board)``
+for its winner (:func:`agents.az_search.exact_value`), so among winning moves it prefers those
+that bring the end nearer; and ``finish`` P (default :data:`DEFAULT_FINISH`) plays the first move of
+the shortest forced end of the game when one exists within P plies (:mod:`agents.forced_end`, at
+most :data:`FINISH_BUDGET` engine moves searched a move). ``discount=0,finish=0`` is the plain
+search. The discount acts on the decided positions the search settles (``search.settle_decided``,
+the default); a model that does not settle them sends them to its network, undiscounted.
 """
 
 from __future__ import annotations
@@ -22,6 +34,9 @@ from mancala_envs import Game, State
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
+DEFAULT_DISCOUNT = 0.1
+DEFAULT_FINISH = 40
+FINISH_BUDGET = 100_000  # engine moves the forced-end search may make per move
 
 
 def settle_decided(search_params: dict[str, Any]) -> bool:
@@ -30,6 +45,13 @@ def settle_decided(search_params: dict[str, Any]) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"the az model's search.settle_decided must be true or false, got {value!r}")
     return value
+
+
+def check_discount(value: Any) -> float:
+    """``discount`` as a float in [0, 1) (``ValueError`` naming it otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise ValueError(f"az discount must be a number in [0, 1), got {value!r}")
+    return float(value)
 
 
 def shipped_az_model(game: Game) -> Path:
@@ -50,12 +72,18 @@ class AZAgent(NetworkAgent):
         seed: int = 0,
         network: Any = None,
         config: dict[str, Any] | None = None,
+        discount: float = DEFAULT_DISCOUNT,
+        finish: int = DEFAULT_FINISH,
     ):
         if isinstance(sims, bool) or not isinstance(sims, int | np.integer) or not 0 <= sims <= MAX_SIMS:
             raise ValueError(f"az sims must be an integer in 0..{MAX_SIMS}, got {sims!r}")
         number = isinstance(temperature, int | float) and not isinstance(temperature, bool)
         if not number or not 0 <= temperature < float("inf"):
             raise ValueError(f"az temperature must be a finite number >= 0, got {temperature!r}")
+        from agents.forced_end import check_finish
+
+        self.discount = check_discount(discount)
+        self.finish = check_finish(finish, FINISH_BUDGET)[0]
         if path is not None and network is not None:
             raise ValueError("give an az model path or a network, not both")
         super().__init__(seed)
@@ -67,6 +95,8 @@ class AZAgent(NetworkAgent):
                 "path": path,
                 "sims": None if self.sims == DEFAULT_SIMS else self.sims,
                 "temperature": None if self.temperature == 0 else spec_number(self.temperature),
+                "discount": None if self.discount == DEFAULT_DISCOUNT else spec_number(self.discount),
+                "finish": None if self.finish == DEFAULT_FINISH else self.finish,
             },
         )
         self._models: dict[tuple, tuple[Any, dict[str, Any]]] = {}
@@ -140,11 +170,27 @@ class AZAgent(NetworkAgent):
                 c_scale=float(params.get("c_scale", 0.1)),
                 lookahead=self.lookahead(game),
                 settle_decided=settle_decided(params),
+                decided_discount=self.discount,
             )
         gumbel = None
         if self.temperature > 0:
             gumbel = self.temperature * self.rng.gumbel(size=(len(states), game.num_actions))
         return self._searches[key].run(states, self.evaluator(game), gumbel)
+
+    def finishing_moves(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """Per packed state: the first move of the shortest forced end within ``finish`` plies when
+        the game is decided for its mover (:mod:`agents.forced_end`), else -1."""
+        from agents.forced_end import shortest_forced_end
+        from agents.mcts_kernels import decided_winner
+
+        plies = self.finish
+        out = np.full(len(states), -1, dtype=np.int64)
+        if plies == 0:
+            return out
+        for i, row in enumerate(states):
+            if decided_winner(row, game.rules) == row[game.layout.to_move]:
+                out[i] = shortest_forced_end(row, game.rules, plies, FINISH_BUDGET)[0]
+        return out
 
     def act(self, game: Game, state: State) -> int:
         start = _time.perf_counter()
@@ -155,7 +201,9 @@ class AZAgent(NetworkAgent):
         elif mask.sum() == 1:
             action = int(np.flatnonzero(mask)[0])
         else:
-            action = int(self.search(game, state.array[None]).action[0])
+            action = int(self.finishing_moves(game, state.array[None])[0])
+            if action < 0:
+                action = int(self.search(game, state.array[None]).action[0])
         self.last_seconds = _time.perf_counter() - start
         return action
 
@@ -166,4 +214,5 @@ class AZAgent(NetworkAgent):
         game.check_states(states)
         if not states[:, game.layout.mask].any(axis=1).all():
             raise ValueError("act_batch needs running states: some rows have no legal move")
-        return self.search(game, states).action.astype(np.int64)
+        finish = self.finishing_moves(game, states)
+        return np.where(finish >= 0, finish, self.search(game, states).action.astype(np.int64))

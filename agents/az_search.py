@@ -41,7 +41,7 @@ from mancala_envs.core.batch import lookahead_into, view_into, view_size
 from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import DONE, NO_WINNER, TRUNCATED, off_status, off_to_move, off_winner
-from mancala_envs.rulesets import R_HOLES
+from mancala_envs.rulesets import R_HOLES, R_SEEDS_PER_HOLE
 
 # obs (k, input_width) float32 -> (logits (k, n), values (k,)) for the player to move
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -56,9 +56,9 @@ def network_inputs(game: Game, states: np.ndarray, lookahead: bool) -> np.ndarra
 
 
 @kernel
-def exact_value(state, rules, settle_decided):
+def exact_value(state, rules, settle_decided, discount):
     """``(known, value for player 0)``: the result of a finished game, or of a decided one with
-    ``settle_decided`` (module docstring)."""
+    ``settle_decided``, discounted by :func:`unfinished_share` (module docstring)."""
     n = rules[R_HOLES]
     status = state[off_status(n)]
     if status == DONE:
@@ -67,17 +67,28 @@ def exact_value(state, rules, settle_decided):
         return True, 0.0
     decided = decided_winner(state, rules) if settle_decided else NO_WINNER
     if decided >= 0:
-        return True, float(outcome_for(decided, 0))
+        return True, float(outcome_for(decided, 0)) * (1.0 - discount * unfinished_share(state, rules))
     return False, 0.0
 
 
+@kernel
+def unfinished_share(state, rules):
+    """The share of the game's seeds still on the board: 0 once the game has ended (SE9/ED4
+    clear the board), so a decided game closer to its end is worth more to its winner."""
+    n = rules[R_HOLES]
+    on_board = 0
+    for i in range(2 * n):
+        on_board += state[i]
+    return on_board / (2.0 * n * rules[R_SEEDS_PER_HOLE])
+
+
 @njit(cache=True)
-def known_results(states, rules, settle_decided=True):
+def known_results(states, rules, settle_decided=True, discount=0.0):
     """:func:`exact_value` for every row: ``(known (B,) bool, value for player 0 (B,))``."""
     known = np.zeros(states.shape[0], dtype=np.bool_)
     value = np.zeros(states.shape[0])
     for i in range(states.shape[0]):
-        known[i], value[i] = exact_value(states[i], rules, settle_decided)
+        known[i], value[i] = exact_value(states[i], rules, settle_decided, discount)
     return known, value
 
 
@@ -116,7 +127,7 @@ def start_roots(tree, roots, rules):
 
 
 @kernel
-def add_child(tree, b, node, a, rules, work, count, settle_decided):
+def add_child(tree, b, node, a, rules, work, count, settle_decided, discount):
     """Create the child of ``node`` by action ``a`` as the simulation's leaf; returns the number of
     ``obs`` slots used (``count``, plus one when the child needs the network)."""
     n = rules[R_HOLES]
@@ -134,7 +145,7 @@ def add_child(tree, b, node, a, rules, work, count, settle_decided):
         tree.children[b, c, x] = -1
         tree.logits[b, c, x] = -np.inf
     tree.leaf[b] = c
-    known, value = exact_value(tree.states[b, c], rules, settle_decided)
+    known, value = exact_value(tree.states[b, c], rules, settle_decided, discount)
     if known:
         tree.terminal[b, c] = 1
         tree.raw_value[b, c] = value
@@ -147,7 +158,7 @@ def add_child(tree, b, node, a, rules, work, count, settle_decided):
 
 
 @njit(cache=True)
-def simulate(tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided):
+def simulate(tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided, discount):
     """Simulation ``k`` in the first ``games`` trees: descend to a new leaf (or a known result) and
     write the leaves to evaluate into ``obs``; returns how many there are."""
     n = rules[R_HOLES]
@@ -168,7 +179,7 @@ def simulate(tree, games, rules, k, table, max_considered, c_visit, c_scale, set
                 a = interior_action(tree, b, node, n, c_visit, c_scale, prior, sigma)
             child = tree.children[b, node, a]
             if child < 0:
-                count = add_child(tree, b, node, a, rules, work, count, settle_decided)
+                count = add_child(tree, b, node, a, rules, work, count, settle_decided, discount)
                 break
             node = child
     return count
@@ -243,6 +254,7 @@ class GumbelSearch:
         c_scale: float = 0.1,
         lookahead: bool = False,
         settle_decided: bool = True,
+        decided_discount: float = 0.0,
     ):
         if batch < 1 or sims < 1 or max_considered < 1:
             raise ValueError(
@@ -252,6 +264,9 @@ class GumbelSearch:
         self.max_considered = int(max_considered)
         self.c_visit, self.c_scale = float(c_visit), float(c_scale)
         self.settle_decided = bool(settle_decided)
+        if not 0.0 <= decided_discount < 1.0:
+            raise ValueError(f"decided_discount must be in [0, 1), got {decided_discount!r}")
+        self.decided_discount = float(decided_discount)
         self.tree: Tree = new_tree(game, self.batch, self.sims, lookahead)
         self.table = halving_table(self.max_considered, self.sims)
         self.evaluations = 0  # network evaluations (positions) so far
@@ -287,6 +302,7 @@ class GumbelSearch:
                 self.c_visit,
                 self.c_scale,
                 self.settle_decided,
+                self.decided_discount,
             )
             backward(tree, games, rules, *self._evaluate(evaluate, count))
         out = SearchResult(

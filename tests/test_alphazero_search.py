@@ -34,21 +34,28 @@ def sign(player: int) -> float:
     return 1.0 if player == 0 else -1.0
 
 
-def known_value(game, state, settle_decided=True) -> float | None:
+def decided_factor(game, state, discount) -> float:
+    """1 - discount * (seeds on the board / all seeds) in a decided game, else 1."""
+    if discount == 0 or decided_winner(state.array, game.rules) < 0:
+        return 1.0
+    return 1.0 - discount * int(np.sum(state.board)) / game.total_seeds
+
+
+def known_value(game, state, settle_decided=True, discount=0.0) -> float | None:
     """The exact result for player 0 of a finished (or, on captures, decided) game, else None."""
     if state.truncated:
         return 0.0
     if state.done:
         return 0.0 if state.winner is None or state.winner == -1 else sign(state.winner)
     decided = decided_winner(state.array, game.rules) if settle_decided else -1
-    return sign(decided) if decided >= 0 else None
+    return sign(decided) * decided_factor(game, state, discount) if decided >= 0 else None
 
 
 class Node:
-    def __init__(self, game, state, evaluate, root=False, settle_decided=True):
+    def __init__(self, game, state, evaluate, root=False, settle_decided=True, discount=0.0):
         self.state, self.children, self.visits, self.value_sum = state, {}, 0, 0.0
         self.legal = game.legal_mask(state).astype(bool)
-        exact = None if root else known_value(game, state, settle_decided)  # the root is always searched
+        exact = None if root else known_value(game, state, settle_decided, discount)  # the root is searched
         self.terminal = exact is not None
         if self.terminal:
             self.raw, self.logits = exact, np.full(game.num_actions, -np.inf)
@@ -101,7 +108,7 @@ def argmax_first(scores: np.ndarray) -> int:
     return int(np.flatnonzero(scores == scores.max())[0])
 
 
-def python_search(game, root_state, evaluate, sims, max_considered, gumbel, settle_decided=True):
+def python_search(game, root_state, evaluate, sims, max_considered, gumbel, settle_decided=True, discount=0):
     n = game.num_actions
     root = Node(game, root_state, evaluate, root=True)
     root.visits, root.value_sum = 1, root.raw  # the root's own evaluation counts as its first visit
@@ -117,7 +124,8 @@ def python_search(game, root_state, evaluate, sims, max_considered, gumbel, sett
                 pi = softmax_legal(node.logits + sigma, node.legal)
                 a = argmax_first(np.where(node.legal, pi - visits / (1 + visits.sum()), -np.inf))
             if a not in node.children:
-                node.children[a] = Node(game, game.apply(node.state, a), evaluate, False, settle_decided)
+                child = game.apply(node.state, a)
+                node.children[a] = Node(game, child, evaluate, False, settle_decided, discount)
                 path.append(node.children[a])
                 break
             node = node.children[a]
@@ -135,8 +143,10 @@ def python_search(game, root_state, evaluate, sims, max_considered, gumbel, sett
 # ---- tests -------------------------------------------------------------------------------------
 
 
-def compiled(game, root, sims, max_considered, gumbel, settle_decided=True):
-    search = GumbelSearch(game, 1, sims, max_considered=max_considered, settle_decided=settle_decided)
+def compiled(game, root, sims, max_considered, gumbel, settle_decided=True, discount=0.0):
+    search = GumbelSearch(
+        game, 1, sims, max_considered=max_considered, settle_decided=settle_decided, decided_discount=discount
+    )
     return search.run(root.array[None], stub_evaluator(game), gumbel), search
 
 
@@ -330,6 +340,54 @@ def test_without_settle_decided_decided_positions_go_to_the_network(name, params
     assert differ >= 3
 
 
+@pytest.mark.parametrize(("name", "params"), [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})])
+def test_decided_discount_matches_the_python_search(name, params):
+    """``decided_discount``: a settled decided position is worth its result times
+    ``1 - discount * share of the seeds on the board``; the compiled search equals the plain one
+    on decided and other roots."""
+    game = get_game(name, **params)
+    for k, root in enumerate(decided_positions(game, 4, seed=5) + positions(game)):
+        noise = gumbel_noise(game, k)
+        got, _ = compiled(game, root, 30, 4, noise, discount=0.3)
+        action, visits, q, policy, value = python_search(
+            game, root, stub_evaluator(game), 30, 4, noise[0], discount=0.3
+        )
+        assert got.visits[0].tolist() == visits.tolist() and got.action[0] == action
+        np.testing.assert_allclose(got.q[0], q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got.policy[0], policy, rtol=0, atol=1e-12)
+        assert got.value[0] == pytest.approx(value, abs=1e-12)
+
+
+@pytest.mark.parametrize(("name", "params"), [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})])
+def test_decided_discount_steers_the_leader_towards_the_end(name, params):
+    """From a decided root, one visit per move: without the discount every move of the leader is
+    worth the same win (the search cannot tell the moves apart); with it each move is worth
+    ``1 - discount * share`` of the position it leads to (1 when it ends the game with his win),
+    and the move played is one that takes the most seeds off the board."""
+    game = get_game(name, **params)
+    discount, checked = 0.25, 0
+    for root in decided_positions(game, 40, seed=9):
+        leader = decided_winner(root.array, game.rules)
+        if root.to_move != leader and not root.is_over:
+            root = game.apply(root, game.legal_actions(root)[0])  # the other player's reply
+        legal = game.legal_actions(root)
+        if root.is_over or root.to_move != leader or len(legal) < 2:
+            continue
+        worth = {}
+        for a in legal:
+            child = game.apply(root, a)
+            exact = known_value(game, child)
+            worth[a] = sign(leader) * exact if child.is_over else decided_factor(game, child, discount)
+        plain = GumbelSearch(game, 1, len(legal)).run(root.array[None], uniform_for(game))
+        assert set(plain.q[0][legal].tolist()) == {1.0}
+        search = GumbelSearch(game, 1, len(legal), decided_discount=discount)
+        got = search.run(root.array[None], uniform_for(game))
+        np.testing.assert_allclose(got.q[0][legal], [worth[a] for a in legal], atol=1e-12)
+        assert worth[int(got.action[0])] == max(worth.values())
+        checked += len(set(worth.values())) > 1
+    assert checked >= 5
+
+
 def test_batched_games_are_independent():
     """A batch of different roots gives each the result it gets alone."""
     game = get_game("sadeqa_ii")
@@ -347,6 +405,9 @@ def test_bad_arguments():
     game = get_game("en_dodoi")
     with pytest.raises(ValueError, match="sims"):
         GumbelSearch(game, 1, 0)
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="decided_discount"):
+            GumbelSearch(game, 1, 4, decided_discount=bad)
     search = GumbelSearch(game, 2, 4)
     with pytest.raises(ValueError, match="root positions"):
         search.run(np.stack([game.initial_state().array] * 3), stub_evaluator(game))
