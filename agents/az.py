@@ -83,7 +83,7 @@ class AZAgent(NetworkAgent):
         from agents.forced_end import check_finish
 
         self.discount = check_discount(discount)
-        self.finish = check_finish(finish, FINISH_BUDGET)[0]
+        self.finish = check_finish(finish)
         if path is not None and network is not None:
             raise ValueError("give an az model path or a network, not both")
         super().__init__(seed)
@@ -181,15 +181,11 @@ class AZAgent(NetworkAgent):
         """Per packed state: the first move of the shortest forced end within ``finish`` plies when
         the game is decided for its mover (:mod:`agents.forced_end`), else -1."""
         from agents.forced_end import shortest_forced_end
-        from agents.mcts_kernels import decided_winner
 
-        plies = self.finish
         out = np.full(len(states), -1, dtype=np.int64)
-        if plies == 0:
-            return out
-        for i, row in enumerate(states):
-            if decided_winner(row, game.rules) == row[game.layout.to_move]:
-                out[i] = shortest_forced_end(row, game.rules, plies, FINISH_BUDGET)[0]
+        if self.finish > 0:
+            for i, row in enumerate(states):
+                out[i] = shortest_forced_end(row, game.rules, self.finish, FINISH_BUDGET)[0]
         return out
 
     def act(self, game: Game, state: State) -> int:

@@ -19,6 +19,9 @@ Values are exact where the core knows the result: a finished game is worth its o
 ``settle_decided`` (the default), is a game won on captures once one player holds more than half
 the seeds (:func:`agents.mcts_kernels.decided_winner`). That shortcut is not the rules' result: the
 leader still has to end the game, and a game that never ends is a draw (TABLEBASE.md). With
+``decided_discount`` D > 0 a settled decided position is worth ``1 - D * share`` of a win
+(:func:`unfinished_share`: the seeds still on the board), so among winning moves the search prefers
+those that bring the end nearer (``az`` also looks for a forced end: :mod:`agents.forced_end`). With
 ``settle_decided=False`` such positions go to the network like any other, so a network trained on
 games played out to their end (``train_alphazero --no-settle-decided``) can search for the ending.
 The network's value is for the player to move at the leaf; the tree stores player 0's side.
@@ -242,7 +245,8 @@ class GumbelSearch:
     ``max_considered``: actions sampled at the root (Gumbel-top-k); ``c_visit``, ``c_scale``: the
     ``sigma`` transform (:mod:`agents.az_qtransforms`; the defaults are the paper's ``c_visit``
     and mctx's ``value_scale``); ``lookahead``: the network reads ``Game.lookahead_batch`` rows,
-    not raw-count views; ``settle_decided``: a decided game is a known result (module docstring)."""
+    not raw-count views; ``settle_decided``: a decided game is a known result, discounted by
+    ``decided_discount`` (module docstring)."""
 
     def __init__(
         self,

@@ -106,10 +106,13 @@ def shortest_forced_end(state, rules, max_plies, budget):
     return -1, 0
 
 
-def check_finish(max_plies: int, budget: int) -> tuple[int, int]:
-    """Validated ``(max_plies, budget)`` of the forced-end search (``ValueError`` naming the
-    problem)."""
-    for name, value, low, high in (("plies", max_plies, 0, MAX_PLIES), ("budget", budget, 1, 10**9)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value <= high:
-            raise ValueError(f"the forced-end {name} must be an integer in {low}..{high}, got {value!r}")
-    return int(max_plies), int(budget)
+def check_finish(max_plies: int) -> int:
+    """``max_plies`` of the forced-end search as an int in 0..MAX_PLIES (0: no search);
+    ``ValueError`` naming the problem otherwise."""
+    if (
+        isinstance(max_plies, bool)
+        or not isinstance(max_plies, int | np.integer)
+        or not 0 <= max_plies <= MAX_PLIES
+    ):
+        raise ValueError(f"the forced-end plies must be an integer in 0..{MAX_PLIES}, got {max_plies!r}")
+    return int(max_plies)

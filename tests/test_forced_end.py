@@ -98,9 +98,9 @@ def test_no_search_when_the_game_is_not_decided_for_the_mover_or_the_budget_runs
     other = game.state_from(state.board, state.captured, 1 - state.to_move)
     assert shortest_forced_end(other.array, game.rules, 9, 10**7) == (-1, 0)  # his opponent leads
     assert shortest_forced_end(state.array, game.rules, 9, 1) == (-1, 0)
-    for bad in ((-1, 10), (65, 10), (9, 0), (True, 10), (9, 2.5)):
-        with pytest.raises(ValueError, match="forced-end"):
-            check_finish(*bad)
+    for bad in (-1, 65, True, 2.5, "9"):
+        with pytest.raises(ValueError, match="forced-end plies"):
+            check_finish(bad)
 
 
 def test_az_finishes_with_the_forced_end():
@@ -123,3 +123,23 @@ def test_az_finishes_with_the_forced_end():
     for spec in ("az:finish=-1", "az:finish=65", "az:discount=1", "az:discount=-0.5"):
         with pytest.raises(ValueError, match=r"forced-end plies|az discount"):
             make_agent(spec)
+
+
+def test_sadeqa_ii_az_is_the_plain_search():
+    """Sadeqa II is won by survival, not captures: no position is decided, so the finishing never
+    acts and ``az`` plays exactly as ``az:discount=0,finish=0``."""
+    game = get_game("sadeqa_ii")
+    rng = np.random.default_rng(2)
+    rows = []
+    for _ in range(12):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(1, 40))):
+            nxt = game.apply(state, int(rng.choice(game.legal_actions(state))))
+            if nxt.is_over:
+                break
+            state = nxt
+        rows.append(state.array)
+    rows = np.stack(rows)
+    finishing, plain = make_agent("az:sims=16"), make_agent("az:sims=16,discount=0,finish=0")
+    assert (finishing.finishing_moves(game, rows) == -1).all()
+    assert finishing.act_batch(game, rows).tolist() == plain.act_batch(game, rows).tolist()
