@@ -13,7 +13,8 @@ a success when the leader won it (he always does: captured counts never decrease
 when it was truncated (TR1). Turns are read from each position (never assumed to alternate).
 
 Playing the first move of a shortest forced end converts the win: after any reply, a forced end
-within ``d - 2`` plies (or fewer) remains, so the leader reaches the end in at most ``d`` plies.
+within ``d - 2`` plies (or fewer) remains, so the leader reaches the end in at most ``d`` plies
+(as long as each later search finds it within its move budget).
 """
 
 from __future__ import annotations
