@@ -43,7 +43,15 @@ from mancala_envs import Game
 from mancala_envs.core.batch import lookahead_into, view_into, view_size
 from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import DONE, NO_WINNER, TRUNCATED, off_status, off_to_move, off_winner
+from mancala_envs.core.layout import (
+    DONE,
+    NO_WINNER,
+    TRUNCATED,
+    off_status,
+    off_to_move,
+    off_winner,
+    row_sum,
+)
 from mancala_envs.rulesets import R_HOLES, R_SEEDS_PER_HOLE
 
 # obs (k, input_width) float32 -> (logits (k, n), values (k,)) for the player to move
@@ -79,19 +87,17 @@ def unfinished_share(state, rules):
     """The share of the game's seeds still on the board: 0 once the game has ended (SE9/ED4
     clear the board), so a decided game closer to its end is worth more to its winner."""
     n = rules[R_HOLES]
-    on_board = 0
-    for i in range(2 * n):
-        on_board += state[i]
-    return on_board / (2.0 * n * rules[R_SEEDS_PER_HOLE])
+    return (row_sum(state, n, 0) + row_sum(state, n, 1)) / (2.0 * n * rules[R_SEEDS_PER_HOLE])
 
 
 @njit(cache=True)
-def known_results(states, rules, settle_decided=True, discount=0.0):
-    """:func:`exact_value` for every row: ``(known (B,) bool, value for player 0 (B,))``."""
+def known_results(states, rules, settle_decided=True):
+    """:func:`exact_value` for every row, undiscounted (the results self-play trains on):
+    ``(known (B,) bool, value for player 0 (B,))``."""
     known = np.zeros(states.shape[0], dtype=np.bool_)
     value = np.zeros(states.shape[0])
     for i in range(states.shape[0]):
-        known[i], value[i] = exact_value(states[i], rules, settle_decided, discount)
+        known[i], value[i] = exact_value(states[i], rules, settle_decided, 0.0)
     return known, value
 
 
