@@ -23,9 +23,9 @@ import numpy as np
 from numba import njit
 
 from agents.mcts_kernels import decided_winner
-from mancala_envs.core.engine import new_work, play
+from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import DONE, RUNNING, copy_row, off_mask, off_status, off_to_move, off_winner
+from mancala_envs.core.layout import RUNNING, copy_row, off_mask, off_status, off_to_move, off_winner
 from mancala_envs.rulesets import R_HOLES
 
 MAX_PLIES = 64  # the deepest forced end looked for
@@ -33,11 +33,11 @@ MAX_PLIES = 64  # the deepest forced end looked for
 
 @kernel
 def ends_for(state, n, leader):
-    """``(over, leader won)`` of a position (a truncated game is over without a win)."""
-    status = state[off_status(n)]
-    if status == RUNNING:
+    """``(over, leader won)`` of a position, by the one result helper
+    (:func:`~mancala_envs.core.engine.outcome_for`: a truncated game has no winner)."""
+    if state[off_status(n)] == RUNNING:
         return False, False
-    return True, status == DONE and state[off_winner(n)] == leader
+    return True, outcome_for(state[off_winner(n)], leader) == 1
 
 
 @kernel
