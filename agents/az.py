@@ -134,12 +134,16 @@ class AZAgent(NetworkAgent):
 
         return torch_evaluator(self.model(game)[0])
 
-    def lookahead(self, game: Game) -> bool:
-        """Whether the model reads lookahead rows (its config says so, or its network has them)."""
-        from agents.az_net import uses_lookahead
+    def lookahead(self, game: Game) -> int:
+        """The plies of the lookahead rows the model reads (0: raw counts), from its config or,
+        for a network given without one, from the network itself."""
+        from agents.az_net import lookahead_plies
 
         net, config = self.model(game)
-        return uses_lookahead(config) or bool(getattr(net, "lookahead", 0))
+        plies = lookahead_plies(config)
+        if not plies and getattr(net, "lookahead", 0):
+            plies = 2 if getattr(net, "replies", 0) else 1
+        return plies
 
     def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
         """The mover's raw-count views, or his lookahead rows for a model that reads them."""

@@ -15,12 +15,22 @@ the move, plus the flags and the trunk's features) and adds the score to that mo
 The value head reads the trunk only. The rules are not in the network: the core plays each move,
 the network learns what the results are worth.
 
+**Replies** (``network.replies`` = R > 0, with a lookahead): the input is the two-ply
+``Game.lookahead_batch(states, plies=2)``, which adds a block for every move and every reply to it
+(what the position after both means to the mover). A reply encoder of width R reads each such
+block (a linear layer on the scaled counts and the flags, plus the trunk's features; then a hidden
+layer); for each move its replies' features are pooled — the maximum and the mean over the legal
+replies, so the network can learn the reply that hurts most as well as the average one — and a
+linear layer adds the pooled features to that move's per-move head, before its ReLU. That layer
+starts at zero, so a new reply encoder leaves a one-ply network's play unchanged
+(:func:`load_first_ply`: a two-ply run can start from a one-ply model).
+
 **Files** (safe to load, as :mod:`agents.policy_files`): ``NAME.pt``, the weights
 (``torch.load(weights_only=True)``), and ``NAME.json``, the config that rebuilds the network:
 ``format`` (``"mancala_envs.az"``), ``version``, ``game``, ``params``, ``observation_size``,
-``num_actions``, ``network`` (``hidden``, ``one_hot_max``, ``scale``, and ``lookahead`` when
-it is used), ``search`` (what the training used: ``sims``, ``max_considered``, ``c_visit``,
-``c_scale``) and ``trained``.
+``num_actions``, ``network`` (``hidden``, ``one_hot_max``, ``scale``, and ``lookahead`` and
+``replies`` when they are used), ``search`` (what the training used: ``sims``,
+``max_considered``, ``c_visit``, ``c_scale``) and ``trained``.
 """
 
 from __future__ import annotations
@@ -42,7 +52,8 @@ FORMAT, VERSION = "mancala_envs.az", 1
 
 class AZNet(nn.Module):
     """``forward(x) -> (logits (B, n), value (B,))``; ``x``: float raw-count views, or with
-    ``lookahead`` > 0 the rows of ``Game.lookahead_batch`` (module docstring)."""
+    ``lookahead`` > 0 the rows of ``Game.lookahead_batch`` (two plies when ``replies`` > 0;
+    module docstring)."""
 
     def __init__(
         self,
@@ -53,15 +64,18 @@ class AZNet(nn.Module):
         one_hot_max: int = 20,
         scale: float = 10.0,
         lookahead: int = 0,
+        replies: int = 0,
     ):
         super().__init__()
-        if not hidden or min(hidden) < 1 or one_hot_max < 1 or lookahead < 0:
+        if not hidden or min(hidden) < 1 or one_hot_max < 1 or lookahead < 0 or replies < 0:
             raise ValueError(
-                f"hidden layers and one_hot_max must be positive and lookahead >= 0, got {hidden}, "
-                f"{one_hot_max}, {lookahead}"
+                f"hidden layers and one_hot_max must be positive and lookahead, replies >= 0, got "
+                f"{hidden}, {one_hot_max}, {lookahead}, {replies}"
             )
+        if replies and not lookahead:
+            raise ValueError("a reply encoder (replies > 0) needs the per-move head (lookahead > 0)")
         self.holes, self.cells, self.one_hot_max = int(holes), 2 * int(holes), int(one_hot_max)
-        self.view_size, self.lookahead = int(observation_size), int(lookahead)
+        self.view_size, self.lookahead, self.replies = int(observation_size), int(lookahead), int(replies)
         self.factor = float(scale) / float(total_seeds)
         width, codes = int(hidden[0]), self.cells * (self.one_hot_max + 1)
         self.counts_in = nn.Linear(self.view_size, width)
@@ -83,33 +97,63 @@ class AZNet(nn.Module):
             self.after_context = nn.Linear(int(hidden[-1]), w)
             self.after_hidden = nn.Linear(w, w)
             self.after_score = nn.Linear(w, 1)
+        if self.replies:
+            r = self.replies
+            self.reply_counts_in = nn.Linear(self.view_size, r)
+            self.reply_flags = nn.Linear(LOOKAHEAD_FLAGS, r)
+            self.reply_context = nn.Linear(int(hidden[-1]), r)
+            self.reply_hidden = nn.Linear(r, r)
+            self.reply_to_move = nn.Linear(2 * r, self.lookahead)
+            nn.init.zeros_(self.reply_to_move.weight)  # a new reply encoder changes nothing yet
+            nn.init.zeros_(self.reply_to_move.bias)
+
+    def scaled(self, views: torch.Tensor) -> torch.Tensor:
+        """Raw-count views (last dimension) with the seed counts scaled, the flags kept."""
+        cut = self.cells + 2
+        return torch.cat([views[..., :cut] * self.factor, views[..., cut:]], dim=-1)
 
     def encode(self, views: torch.Tensor, counts_in: nn.Linear, one_hot_in: nn.EmbeddingBag) -> torch.Tensor:
         """A first layer (before its ReLU) on raw-count views: the scaled counts and the one-hot
         code of every hole's count."""
-        scaled = torch.cat([views[:, : self.cells + 2] * self.factor, views[:, self.cells + 2 :]], dim=1)
         index = views[:, : self.cells].round().long().clamp_(0, self.one_hot_max) + self.offsets
-        return counts_in(scaled) + one_hot_in(index)
+        return counts_in(self.scaled(views)) + one_hot_in(index)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = x.float()
         h = self.trunk(torch.relu(self.encode(x[:, : self.view_size], self.counts_in, self.one_hot_in)))
         logits = self.policy_head(h)
         if self.lookahead:
-            blocks = x[:, self.view_size :].reshape(len(x), self.holes, LOOKAHEAD_FLAGS + self.view_size)
+            block, n = LOOKAHEAD_FLAGS + self.view_size, self.holes
+            first = self.view_size + n * block
+            blocks = x[:, self.view_size : first].reshape(len(x), n, block)
             flags = blocks[:, :, :LOOKAHEAD_FLAGS]
             views = blocks[:, :, LOOKAHEAD_FLAGS:].reshape(-1, self.view_size)
             after = self.encode(views, self.after_counts_in, self.after_one_hot_in)
-            z = after.reshape(len(x), self.holes, -1) + self.after_flags(flags)
-            z = torch.relu(z + self.after_context(h).unsqueeze(1))
-            logits = logits + self.after_score(torch.relu(self.after_hidden(z))).squeeze(2)
+            z = after.reshape(len(x), n, -1) + self.after_flags(flags) + self.after_context(h).unsqueeze(1)
+            if self.replies:
+                z = z + self.reply_to_move(self.pooled_replies(x[:, first:].reshape(len(x), n, n, block), h))
+            logits = logits + self.after_score(torch.relu(self.after_hidden(torch.relu(z)))).squeeze(2)
         return logits, torch.tanh(self.value_head(h)).squeeze(1)
+
+    def pooled_replies(self, blocks: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """``(B, n, 2R)``: per move, the maximum and the mean of its legal replies' features
+        (zero for a move with none); ``blocks``: ``(B, n, n, block)`` reply blocks."""
+        legal = blocks[..., :1]
+        e = self.reply_counts_in(self.scaled(blocks[..., LOOKAHEAD_FLAGS:])) + self.reply_flags(
+            blocks[..., :LOOKAHEAD_FLAGS]
+        )
+        e = torch.relu(e + self.reply_context(h)[:, None, None, :])
+        e = torch.relu(self.reply_hidden(e)) * legal  # features >= 0: an illegal reply adds 0
+        count = legal.sum(2).clamp_min(1.0)
+        return torch.cat([e.amax(2), e.sum(2) / count], dim=2)
 
 
 def network_config(
-    game: Any, hidden: list[int], one_hot_max: int, scale: float, lookahead: int = 0
+    game: Any, hidden: list[int], one_hot_max: int, scale: float, lookahead: int = 0, replies: int = 0
 ) -> dict[str, Any]:
     """The ``network`` entry of a config and the game's shapes (the part that rebuilds the net)."""
+    if replies and not lookahead:
+        raise ValueError("a reply encoder (replies > 0) needs the per-move head (lookahead > 0)")
     network: dict[str, Any] = {
         "hidden": [int(h) for h in hidden],
         "one_hot_max": int(one_hot_max),
@@ -117,6 +161,8 @@ def network_config(
     }
     if lookahead:
         network["lookahead"] = int(lookahead)
+    if replies:
+        network["replies"] = int(replies)
     return {
         "game": game.name,
         "params": dict(game.params),
@@ -133,6 +179,18 @@ def uses_lookahead(config: dict[str, Any]) -> bool:
     return int(config.get("network", {}).get("lookahead", 0)) > 0
 
 
+def input_plies(lookahead: int, replies: int) -> int:
+    """The plies of the lookahead rows a network reads: 0 (raw counts: no per-move head), 1, or 2
+    (with a reply encoder)."""
+    return 0 if not lookahead else 2 if replies else 1
+
+
+def lookahead_plies(config: dict[str, Any]) -> int:
+    """:func:`input_plies` of the network of ``config``."""
+    network = config.get("network", {})
+    return input_plies(int(network.get("lookahead", 0)), int(network.get("replies", 0)))
+
+
 def build_network(config: dict[str, Any]) -> AZNet:
     """An untrained :class:`AZNet` of the architecture ``config`` describes."""
     net = config["network"]
@@ -144,7 +202,21 @@ def build_network(config: dict[str, Any]) -> AZNet:
         one_hot_max=int(net["one_hot_max"]),
         scale=float(net["scale"]),
         lookahead=int(net.get("lookahead", 0)),
+        replies=int(net.get("replies", 0)),
     )
+
+
+def load_first_ply(net: AZNet, weights: dict[str, torch.Tensor]) -> None:
+    """Load a one-ply network's ``weights`` into the two-ply ``net`` of the same shapes: every
+    layer but the reply encoder's, which keeps its initialisation (its output layer is zero, so
+    ``net`` then plays as the one-ply network did). ``ValueError`` when anything else differs."""
+    try:
+        missing, unexpected = net.load_state_dict(weights, strict=False)
+    except RuntimeError as e:  # a layer of another shape
+        raise ValueError(f"not the same network apart from the reply encoder: {e}") from None
+    extra = [k for k in missing if not k.startswith("reply_")]
+    if extra or unexpected:
+        raise ValueError(f"not the same network apart from the reply encoder: {sorted(extra + unexpected)}")
 
 
 def save_network(net: AZNet, path: str | os.PathLike, config: dict[str, Any]) -> tuple[Path, Path]:

@@ -40,7 +40,7 @@ from agents.az_select import halving_table, interior_action, root_action, root_r
 from agents.az_tree import Tree, new_tree, side
 from agents.mcts_kernels import decided_winner
 from mancala_envs import Game
-from mancala_envs.core.batch import lookahead_into, view_into, view_size
+from mancala_envs.core.batch import lookahead_into, lookahead_width, view_into, view_size
 from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
@@ -58,11 +58,12 @@ from mancala_envs.rulesets import R_HOLES, R_SEEDS_PER_HOLE
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def network_inputs(game: Game, states: np.ndarray, lookahead: bool) -> np.ndarray:
+def network_inputs(game: Game, states: np.ndarray, lookahead: int) -> np.ndarray:
     """The network's ``float32`` inputs for running packed states, the rows :func:`write_input`
-    writes for the tree: the mover's raw-count view, or his lookahead (``Game.lookahead_batch``)."""
+    writes for the tree: the mover's raw-count view (``lookahead`` 0), or his lookahead of that
+    many plies (``Game.lookahead_batch``; ``True`` is one ply)."""
     if lookahead:
-        return game.lookahead_batch(states).astype(np.float32)
+        return game.lookahead_batch(states, int(lookahead)).astype(np.float32)
     return game.counts_batch(states, states[:, game.layout.to_move]).astype(np.float32)
 
 
@@ -104,12 +105,15 @@ def known_results(states, rules, settle_decided=True):
 @kernel
 def write_input(tree, b, node, rules, work, slot):
     """The network input of node ``node`` of game ``b`` into ``obs[slot]``: the mover's raw-count
-    view, or his lookahead (``Game.lookahead_batch``) when ``obs`` is that wide."""
+    view, or his lookahead of one or two plies (``Game.lookahead_batch``), whichever ``obs`` is
+    as wide as."""
     state = tree.states[b, node]
-    if tree.obs.shape[1] == view_size(rules):
+    width = tree.obs.shape[1]
+    if width == view_size(rules):
         view_into(state, state[off_to_move(rules[R_HOLES])], rules, 1.0, tree.obs[slot])
     else:
-        lookahead_into(state, rules, work, tree.scratch, tree.obs[slot])
+        plies = 1 if width == lookahead_width(rules, 1) else 2
+        lookahead_into(state, rules, plies, work, tree.scratch, tree.obs[slot])
 
 
 @kernel
@@ -250,9 +254,9 @@ class GumbelSearch:
 
     ``max_considered``: actions sampled at the root (Gumbel-top-k); ``c_visit``, ``c_scale``: the
     ``sigma`` transform (:mod:`agents.az_qtransforms`; the defaults are the paper's ``c_visit``
-    and mctx's ``value_scale``); ``lookahead``: the network reads ``Game.lookahead_batch`` rows,
-    not raw-count views; ``settle_decided``: a decided game is a known result, discounted by
-    ``decided_discount`` (module docstring)."""
+    and mctx's ``value_scale``); ``lookahead``: the network reads ``Game.lookahead_batch`` rows
+    of that many plies, not raw-count views; ``settle_decided``: a decided game is a known
+    result, discounted by ``decided_discount`` (module docstring)."""
 
     def __init__(
         self,
@@ -262,7 +266,7 @@ class GumbelSearch:
         max_considered: int = 16,
         c_visit: float = 50.0,
         c_scale: float = 0.1,
-        lookahead: bool = False,
+        lookahead: int = 0,
         settle_decided: bool = True,
         decided_discount: float = 0.0,
     ):

@@ -47,17 +47,18 @@ class Tree(NamedTuple):
     leaf: np.ndarray  # int32 (B,)
     slot: np.ndarray  # int32 (B,)
     obs: np.ndarray  # float32 (B, observation_size or lookahead_size): the leaves to evaluate
-    scratch: np.ndarray  # int32 (state_size,): a position the lookahead plays moves on
+    scratch: np.ndarray  # int32 (2, state_size): the positions the lookahead plays moves on
 
 
-def input_width(game: Game, lookahead: bool) -> int:
-    """Entries of a network input row: the raw-count view, or the lookahead row."""
-    return game.lookahead_size if lookahead else game.observation_size
+def input_width(game: Game, lookahead: int) -> int:
+    """Entries of a network input row: the raw-count view (``lookahead`` 0), or the lookahead row
+    of that many plies (``Game.lookahead_width``; ``True`` is one ply)."""
+    return game.lookahead_width(int(lookahead)) if lookahead else game.observation_size
 
 
-def new_tree(game: Game, batch: int, sims: int, lookahead: bool = False) -> Tree:
+def new_tree(game: Game, batch: int, sims: int, lookahead: int = 0) -> Tree:
     """An empty tree for ``batch`` games of ``game`` and searches of ``sims`` simulations; the
-    network input is the raw-count view, or with ``lookahead`` the lookahead rows."""
+    network input is the raw-count view, or with ``lookahead`` (plies) the lookahead rows."""
     nodes, a = sims + 1, game.num_actions
     return Tree(
         states=np.zeros((batch, nodes, game.state_size), dtype=np.int32),
@@ -74,7 +75,7 @@ def new_tree(game: Game, batch: int, sims: int, lookahead: bool = False) -> Tree
         leaf=np.zeros(batch, dtype=np.int32),
         slot=np.full(batch, -1, dtype=np.int32),
         obs=np.zeros((batch, input_width(game, lookahead)), dtype=np.float32),
-        scratch=np.zeros(game.state_size, dtype=np.int32),
+        scratch=np.zeros((2, game.state_size), dtype=np.int32),
     )
 
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from mancala_envs.core import checks, engine
 from mancala_envs.core.batch import (
-    LOOKAHEAD_FLAGS,
     lookahead_batch,
+    lookahead_width,
     step_batch,
     view_batch,
     view_into,
@@ -68,7 +68,7 @@ class Game:
         self.layout = layout(n)
         self.state_size = self.layout.length
         self.observation_size = int(view_size(self.rules))  # the views' one definition
-        self.lookahead_size = self.observation_size + n * (LOOKAHEAD_FLAGS + self.observation_size)
+        self.lookahead_size = self.lookahead_width(1)
         self._scale = 1.0 / self.total_seeds
         self._apply_into = None  # engine.apply_into's compiled entry point, looked up on first use
         self._work = engine.new_work(n)  # apply's scratch (the GIL serialises calls into it)
@@ -378,16 +378,25 @@ class Game:
         """:meth:`counts` for every row (``int32``)."""
         return self._views(states, players, np.int32, 1)
 
-    def lookahead_batch(self, states: np.ndarray) -> np.ndarray:
-        """The player to move's lookahead of every row, ``int32 (batch, lookahead_size)``: his
-        raw-count view (:meth:`counts`), then per action ``[legal, he moves again, game over, his
-        outcome]`` and his view after that move (zeros for illegal moves;
-        :func:`~mancala_envs.core.batch.lookahead_into`). Rows must be running."""
+    def lookahead_width(self, plies: int = 1) -> int:
+        """Entries of a :meth:`lookahead_batch` row of ``plies`` (1 or 2); ``lookahead_size`` is
+        the one-ply width."""
+        if plies not in (1, 2):
+            raise ValueError(f"a lookahead has 1 or 2 plies, got {plies!r}")
+        return int(lookahead_width(self.rules, plies))
+
+    def lookahead_batch(self, states: np.ndarray, plies: int = 1) -> np.ndarray:
+        """The player to move's lookahead of every row, ``int32 (batch, lookahead_width(plies))``:
+        his raw-count view (:meth:`counts`), then per action ``[legal, he moves again, game over,
+        his outcome]`` and his view after that move (zeros for illegal moves), and with
+        ``plies=2`` the same block for every action and every reply to it, from his side
+        (:func:`~mancala_envs.core.batch.lookahead_into`). Rows must be running."""
+        width = self.lookahead_width(plies)
         self.check_states(states, full=False)
         if not states[:, self.layout.mask].any(axis=1).all():
             raise ValueError("lookahead_batch needs running states: some rows have no legal move")
-        out = np.empty((states.shape[0], self.lookahead_size), dtype=np.int32)
-        lookahead_batch(states, self.rules, out)
+        out = np.empty((states.shape[0], width), dtype=np.int32)
+        lookahead_batch(states, self.rules, plies, out)
         return out
 
     def _views(self, states: np.ndarray, players: object, dtype: type, scale: float) -> np.ndarray:

@@ -222,6 +222,33 @@ def test_init_from_starts_a_new_run_from_a_model(tmp_path, capsys):
     assert "not an az model" in capsys.readouterr().err
 
 
+def test_a_two_ply_run_starts_from_a_one_ply_model(tmp_path, capsys):
+    """``--replies R --init-from ONE_PLY``: every layer but the reply encoder comes from the model
+    (no update yet), the buffer holds two-ply rows, the saved model says so and plays; ``--replies``
+    without ``--lookahead`` is refused."""
+    source = tmp_path / "source"
+    assert train_main([*TINY, "--total-positions", "1280", "--out", str(source)]) == 0
+    run = tmp_path / "two"
+    argv = [*TINY, "--replies", "4", "--total-positions", "256", "--min-replay", "100000", "--out", str(run)]
+    assert train_main([*argv, "--init-from", str(source / "az.json")]) == 0
+    before, after = (torch.load(r / "az.pt", weights_only=True) for r in (source, run))
+    assert set(after) - set(before) == {k for k in after if k.startswith("reply_")} != set()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    game = get_game("en_dodoi", holes_per_row=6)
+    with np.load(run / "replay.npz") as data:
+        assert data["obs"].shape[1] == game.lookahead_width(2)
+    net, config = load_network(run / "az.json")
+    assert net.replies == 4 and config["network"]["replies"] == 4
+    assert train_main(["--resume", str(run), "--total-positions", "512"]) == 0
+    assert json.loads((run / "az.json").read_text())["trained"]["positions"] >= 512
+    agent = make_agent(f"az:path={run / 'az.json'},sims=4")
+    assert play_match(game, agent, "random", 2, seed=0).games == 2
+    capsys.readouterr()
+    bad = [*TINY, "--lookahead", "0", "--replies", "4", "--out", str(tmp_path / "bad")]
+    assert train_main(bad) == 2
+    assert "--replies needs" in capsys.readouterr().err and not (tmp_path / "bad").exists()
+
+
 def test_no_settle_decided_plays_decided_games_out(tmp_path):
     """With the shortcut, self-play ends a game as soon as one player holds more than half the
     seeds; ``--no-settle-decided`` plays it on, and the model tells ``az`` to search that way."""
@@ -243,7 +270,7 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
     for settle in (True, False):
         a = SimpleNamespace(
             games=8, sims=4, max_considered=4, c_visit=50.0, c_scale=0.1, gumbel_scale=0.0,
-            opening_share=1.0, lookahead=0, settle_decided=settle,
+            opening_share=1.0, lookahead=0, replies=0, settle_decided=settle,
         )  # fmt: skip
         uniform = lambda obs: (np.zeros((len(obs), game.num_actions)), np.zeros(len(obs)))  # noqa: E731
         selfplay = SelfPlay(a, game, uniform, np.random.default_rng(0), [])

@@ -8,10 +8,27 @@ import pytest
 import torch
 
 from agents.az import AZAgent
-from agents.az_net import build_network, load_network, network_config, save_network, uses_lookahead
+from agents.az_net import (
+    build_network,
+    load_first_ply,
+    load_network,
+    lookahead_plies,
+    network_config,
+    save_network,
+    uses_lookahead,
+)
 from agents.az_search import GumbelSearch, network_inputs
 from mancala_envs import get_game
 from tests.golden_search import CONFIGS, gumbel_noise, positions, random_position, stub_evaluator
+
+
+def plain_block(game, after, p) -> list[int]:
+    """What reaching ``after`` means to ``p``: legal, p to move, over, p's outcome, p's view."""
+    over = after.is_over
+    winner = after.winner  # 0, 1, -1 for a draw, None while running or truncated
+    outcome = 1 if over and winner == p else -1 if over and winner == 1 - p else 0
+    again = int(not over and after.to_move == p)
+    return [1, again, int(over), outcome, *game.counts(after, p).tolist()]
 
 
 def plain_lookahead(game, state) -> list[int]:
@@ -22,12 +39,21 @@ def plain_lookahead(game, state) -> list[int]:
         if a not in game.legal_actions(state):
             row += [0] * (4 + game.observation_size)
             continue
-        after = game.apply(state, a)
-        over = after.is_over
-        winner = after.winner  # 0, 1, -1 for a draw, None while running or truncated
-        outcome = 1 if over and winner == p else -1 if over and winner == 1 - p else 0
-        again = int(not over and after.to_move == p)
-        row += [1, again, int(over), outcome, *game.counts(after, p).tolist()]
+        row += plain_block(game, game.apply(state, a), p)
+    return row
+
+
+def plain_replies(game, state) -> list[int]:
+    """Per hole ``a`` and hole ``b``: the block of ``a`` then ``b`` from the mover's side, zeros
+    when ``a`` is illegal, ends the game, or ``b`` is illegal after it."""
+    p, n, row = state.to_move, game.num_actions, []
+    for a in range(n):
+        after = game.apply(state, a) if a in game.legal_actions(state) else None
+        for b in range(n):
+            if after is None or after.is_over or b not in game.legal_actions(after):
+                row += [0] * (4 + game.observation_size)
+            else:
+                row += plain_block(game, game.apply(after, b), p)
     return row
 
 
@@ -48,6 +74,24 @@ def test_lookahead_matches_apply_and_counts(name, params):
     assert rows.shape == (len(states), game.lookahead_size) and rows.dtype == np.int32
     for s, row in zip(states, rows, strict=True):
         assert row.tolist() == plain_lookahead(game, s)
+
+
+@pytest.mark.parametrize(("name", "params"), CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_two_ply_lookahead_matches_apply_and_counts(name, params):
+    """``plies=2``: the one-ply row, then a block for every move and every reply to it."""
+    game = get_game(name, **params)
+    states = running_positions(game, 30)
+    n, block = game.num_actions, 4 + game.observation_size
+    assert game.lookahead_width(2) == game.lookahead_size + n * n * block
+    rows = game.lookahead_batch(np.stack([s.array for s in states]), plies=2)
+    assert rows.shape == (len(states), game.lookahead_width(2)) and rows.dtype == np.int32
+    for s, row in zip(states, rows, strict=True):
+        assert row[: game.lookahead_size].tolist() == plain_lookahead(game, s)
+        assert row[game.lookahead_size :].tolist() == plain_replies(game, s)
+    replies = rows[:, game.lookahead_size :].reshape(len(states), n * n, block)
+    assert replies[:, :, 0].sum() > 0 and replies[:, :, 1].sum() > 0  # legal replies, mover again
+    with pytest.raises(ValueError, match="1 or 2 plies"):
+        game.lookahead_batch(rows[:0], plies=3)
 
 
 def test_lookahead_sees_game_ends():
@@ -89,29 +133,31 @@ def view_only(game, evaluate, seen):
     return wrapped
 
 
+@pytest.mark.parametrize("plies", [1, 2])
 @pytest.mark.parametrize(("name", "params"), CONFIGS, ids=[c[0] for c in CONFIGS])
-def test_search_feeds_lookahead_rows_of_its_leaves(name, params):
+def test_search_feeds_lookahead_rows_of_its_leaves(name, params, plies):
     """A lookahead search whose network reads only the view builds the same tree as the raw-count
-    search, and every row it evaluated is the lookahead of one of the tree's positions."""
+    search, and every row it evaluated is the lookahead (of ``plies``) of one of the tree's
+    positions."""
     game = get_game(name, **params)
     root = positions(game)[1]
     noise = gumbel_noise(game, 1)
     plain = GumbelSearch(game, 1, 24, max_considered=4)
-    wide = GumbelSearch(game, 1, 24, max_considered=4, lookahead=True)
+    wide = GumbelSearch(game, 1, 24, max_considered=4, lookahead=plies)
     seen: list[np.ndarray] = []
     a = plain.run(root.array[None], stub_evaluator(game), noise)
     b = wide.run(root.array[None], view_only(game, stub_evaluator(game), seen), noise)
     assert a.visits.tolist() == b.visits.tolist() and a.action.tolist() == b.action.tolist()
     np.testing.assert_allclose(a.q, b.q, atol=1e-12)
     rows = np.concatenate(seen)
-    assert rows.shape[1] == game.lookahead_size
+    assert rows.shape[1] == game.lookahead_width(plies)
     nodes = wide.tree.states[0, : wide.tree.n_nodes[0]]
     running = nodes[(nodes[:, game.layout.mask] != 0).any(axis=1)]
-    expected = {tuple(r) for r in game.lookahead_batch(np.ascontiguousarray(running)).tolist()}
+    expected = {tuple(r) for r in game.lookahead_batch(np.ascontiguousarray(running), plies).tolist()}
     assert {tuple(int(x) for x in r) for r in rows} <= expected
-    assert tuple(int(x) for x in rows[0]) == tuple(game.lookahead_batch(root.array[None])[0])
+    assert tuple(int(x) for x in rows[0]) == tuple(game.lookahead_batch(root.array[None], plies)[0])
     # the roots' inputs the search returns (self-play stores them) are network_inputs' rows
-    for result, wide_input in ((a, False), (b, True)):
+    for result, wide_input in ((a, 0), (b, plies)):
         want = network_inputs(game, root.array[None], wide_input)
         assert result.inputs.dtype == np.float32
         np.testing.assert_array_equal(result.inputs, want)
@@ -168,3 +214,57 @@ def test_the_per_move_head_sees_each_moves_result():
         ly, vy = net(y)
     changed = (lx != ly)[0].nonzero().flatten().tolist()
     assert changed == [a] and torch.equal(vx, vy)
+
+
+def test_the_reply_encoder_starts_as_the_one_ply_network_and_reads_each_reply():
+    """A two-ply network loaded with a one-ply network's weights (:func:`load_first_ply`) gives
+    its logits and values exactly; once its output layer is trained, changing one reply's block
+    changes that move's logit only, and never the value."""
+    game = get_game("en_dodoi", holes_per_row=6)
+    torch.manual_seed(0)
+    one = build_network(network_config(game, [16, 16], 8, 10.0, lookahead=8)).eval()
+    two = build_network(network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4)).eval()
+    load_first_ply(two, one.state_dict())
+    states = running_positions(game, 20)
+    rows = torch.from_numpy(game.lookahead_batch(np.stack([s.array for s in states]), 2).astype(np.float32))
+    with torch.no_grad():
+        l1, v1 = one(rows[:, : game.lookahead_size])
+        l2, v2 = two(rows)
+        assert torch.equal(l1, l2) and torch.equal(v1, v2)
+        torch.nn.init.normal_(two.reply_to_move.weight)
+        n, block = game.num_actions, 4 + game.observation_size
+        s = states[0]
+        a = int(game.legal_actions(s)[0])
+        b = int(game.legal_actions(game.apply(s, a))[0])
+        y = rows[:1].clone()
+        y[0, game.lookahead_size + (a * n + b) * block + 4] += 5.0  # a seed more in that reply
+        lx, vx = two(rows[:1])
+        ly, vy = two(y)
+    assert (lx != ly)[0].nonzero().flatten().tolist() == [a] and torch.equal(vx, vy)
+    with pytest.raises(ValueError, match="reply encoder"):
+        load_first_ply(two, build_network(network_config(game, [8, 8], 8, 10.0, lookahead=8)).state_dict())
+    with pytest.raises(ValueError, match="per-move head"):
+        network_config(game, [16, 16], 8, 10.0, lookahead=0, replies=4)
+
+
+def test_a_two_ply_model_file_and_the_agent(tmp_path):
+    game = get_game("en_dodoi", holes_per_row=6)
+    torch.manual_seed(3)
+    config = network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4)
+    config["search"] = {"sims": 8, "max_considered": 4, "c_visit": 50.0, "c_scale": 0.1}
+    net = build_network(config)
+    torch.nn.init.normal_(net.reply_to_move.weight)
+    save_network(net, tmp_path / "r.json", config)
+    loaded, saved = load_network(tmp_path / "r.json")
+    assert lookahead_plies(saved) == 2 and loaded.replies == 4
+    states = running_positions(game, 20)
+    batch = np.stack([s.array for s in states])
+    with torch.no_grad():
+        logits, _ = loaded(torch.from_numpy(game.lookahead_batch(batch, 2).astype(np.float32)))
+    masks = game.legal_masks(batch).astype(bool)
+    agent = AZAgent(path=tmp_path / "r.json", sims=0)
+    assert agent.lookahead(game) == 2
+    expected = np.argmax(np.where(masks, logits.numpy(), -np.inf), axis=1)
+    assert agent.act_batch(game, batch).tolist() == expected.tolist()
+    searched = AZAgent(path=tmp_path / "r.json", sims=8)
+    assert all(searched.act(game, s) in game.legal_actions(s) for s in states[:4])

@@ -86,7 +86,7 @@ class Run:
         from training.common import git_revision
 
         config = network_config(
-            self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale, self.a.lookahead
+            self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale, self.a.lookahead, self.a.replies
         )
         search = {
             k: getattr(self.a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")

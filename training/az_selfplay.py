@@ -27,7 +27,7 @@ class Replay:
 
     FIELDS = ("obs", "mask", "policy", "value")
 
-    def __init__(self, game: Game, capacity: int, lookahead: bool = False):
+    def __init__(self, game: Game, capacity: int, lookahead: int = 0):
         from agents.az_tree import input_width
 
         self.capacity, self.size, self.next = capacity, 0, 0
@@ -67,11 +67,12 @@ class SelfPlay:
     """``games`` games in lockstep, one batched search per move (module docstring)."""
 
     def __init__(self, a: Any, game: Game, evaluate: Any, rng: np.random.Generator, starts: list[Any]):
+        from agents.az_net import input_plies
         from agents.az_search import GumbelSearch
         from agents.az_tree import input_width
 
         self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
-        self.lookahead = a.lookahead > 0
+        self.lookahead = input_plies(a.lookahead, a.replies)
         self.search = GumbelSearch(
             game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale, self.lookahead, a.settle_decided
         )

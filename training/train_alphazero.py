@@ -27,10 +27,14 @@ the initial position. (:mod:`training.az_selfplay`; the run folder's bookkeeping
 
 **Network input** (``lookahead``): 0 reads the mover's raw counts; W > 0 adds a per-move head of
 width W that reads the core's result of every move (``Game.lookahead_batch``; :mod:`agents.az_net`).
+``replies`` R > 0 reads a second ply too: every reply to every move (``plies=2``), through a reply
+encoder of width R pooled into each move's head.
 
 **Starting weights** (``init_from``): a new run can start from an ``az`` model's network (its
 ``az.json``; the same game and network shape), e.g. to continue a shipped model under a changed
-self-play setting; the run's config records the file.
+self-play setting; the run's config records the file. A run with ``replies`` may start from the
+same network without them: it takes every other layer, and its reply encoder starts at zero effect
+(:func:`agents.az_net.load_first_ply`), so it starts playing as that model did.
 
 **Learning.** Positions go into a replay buffer of the last ``replay_size``; after every
 ``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` AdamW
@@ -135,6 +139,14 @@ class Args(RunArgs):
             "resumed_default": 0,  # runs from before the flag: raw-count networks
         },
     )
+    replies: int = field(
+        default=0,
+        metadata={
+            "help": "width of the reply encoder that reads every reply to every move (a two-ply"
+            " lookahead; needs --lookahead); 0: one ply",
+            "resumed_default": 0,  # runs from before the flag: one ply
+        },
+    )
     learning_rate: float = field(default=2e-3, metadata={"help": "AdamW learning rate"})
     weight_decay: float = field(default=1e-4, metadata={"help": "AdamW weight decay"})
     batch_size: int = field(default=512, metadata={"help": "positions per update"})
@@ -184,11 +196,13 @@ def check_args(a: Args) -> None:
     check_each(a, positive, lambda v: v >= 1, ">= 1")
     check_each(a, ("learning_rate", "sample_reuse", "obs_scale"), lambda v: v > 0, "positive")
     non_negative = ("weight_decay", "value_weight", "gumbel_scale", "c_visit", "c_scale", "min_replay")
-    non_negative += ("lookahead",)
+    non_negative += ("lookahead", "replies")
     check_each(a, non_negative, lambda v: v >= 0, ">= 0")
     check_each(a, ("opening_share",), lambda v: 0 <= v <= 1, "in [0, 1]")
     if a.max_minutes is not None and not a.max_minutes > 0:
         raise ValueError(f"--max-minutes must be positive, got {a.max_minutes}")
+    if a.replies and not a.lookahead:
+        raise ValueError("--replies needs the per-move head: --lookahead must be positive")
     if not a.hidden or min(a.hidden) < 1:
         raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
     check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
@@ -198,7 +212,7 @@ def check_args(a: Args) -> None:
 
 def initial_network(a: Args) -> Any:
     """The network of ``--init-from`` (``ValueError`` unless it is an az model of this run's game
-    and network shape); None without the flag."""
+    and network shape, or of that shape without the reply encoder); None without the flag."""
     from agents.az_net import load_network, network_config
 
     if a.init_from is None:
@@ -207,7 +221,10 @@ def initial_network(a: Args) -> Any:
         net, saved = load_network(a.init_from)
     except (OSError, ValueError) as e:
         raise ValueError(f"--init-from {a.init_from}: not an az model ({e})") from None
-    want = network_config(make_game(a), a.hidden, a.one_hot_max, a.obs_scale, a.lookahead)
+    want = network_config(make_game(a), a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
+    if a.replies and "replies" not in saved.get("network", {}):
+        want["network"].pop("replies")  # a one-ply model: the reply encoder starts afresh
+        want["observation"] = saved.get("observation")
     differ = [k for k in want if saved.get(k) != want[k]]
     if differ:
         raise ValueError(
@@ -242,7 +259,7 @@ def train(a: Args, argv: list[str]) -> int:
     import torch
 
     from agents import interrupts
-    from agents.az_net import build_network, torch_evaluator
+    from agents.az_net import build_network, input_plies, load_first_ply, torch_evaluator
     from agents.openings import DEFAULT_PLIES, random_openings
 
     game, run, device, state, session_seed = start_run(a, "runs/az_", "positions")
@@ -253,7 +270,7 @@ def train(a: Args, argv: list[str]) -> int:
     book = Run(a, run, game, command, state, device)
     net = build_network(book.az_config()).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
-    replay = Replay(game, a.replay_size, a.lookahead > 0)
+    replay = Replay(game, a.replay_size, input_plies(a.lookahead, a.replies))
     if state and (run / "checkpoint.pt").is_file():
         try:
             saved = torch.load(run / "checkpoint.pt", map_location=device, weights_only=True)
@@ -265,7 +282,7 @@ def train(a: Args, argv: list[str]) -> int:
         book.history = [e for e in book.history if e["positions"] <= book.positions]
         print(f"resuming {run} at {book.positions} positions ({book.minutes():.1f} min)", flush=True)
     elif a.init_from is not None:
-        net.load_state_dict(initial_network(a).state_dict())
+        load_first_ply(net, initial_network(a).state_dict())
         print(f"starting the network from {a.init_from}", flush=True)
     elif resuming:
         print(f"{run} has no checkpoint yet: starting it from scratch", flush=True)

@@ -5,8 +5,8 @@ first), then his and his opponent's captured seeds, then (games with SQ4) both o
 ``Game.observation`` scales the seed counts by ``1 / total_seeds``; ``Game.counts`` keeps them raw.
 
 The lookahead (:func:`lookahead_into`, ``Game.lookahead_batch``) is the mover's raw-count view
-followed by one block per action: what that move leads to, as the engine plays it (layout in
-:func:`lookahead_into`).
+followed by one block per action: what that move leads to, as the engine plays it, and with two
+plies one block per action and reply (layout in :func:`lookahead_into`).
 """
 
 from __future__ import annotations
@@ -100,38 +100,69 @@ LOOKAHEAD_FLAGS = 4  # legal, the mover moves again, the game is over, the mover
 
 
 @kernel
-def lookahead_into(state, rules, work, scratch, out):
-    """The lookahead of the player to move ``p`` into ``out`` (raw counts): ``p``'s view of
-    ``state`` (:func:`view_size` entries), then for each action ``a`` a block of
-    ``LOOKAHEAD_FLAGS + view_size`` entries: ``[legal, p moves again, game over, p's outcome
-    (+1/0/-1)]`` and ``p``'s view of the position after ``a`` (all zero when ``a`` is illegal).
-    Each move is the engine's :func:`~mancala_envs.core.engine.play` on ``scratch``."""
+def lookahead_width(rules, plies):
+    """Entries of a lookahead row of ``plies`` (1 or 2): the view, ``n`` blocks for the moves and,
+    with 2 plies, ``n * n`` blocks for the replies (:func:`lookahead_into`)."""
+    n = rules[R_HOLES]
+    size = view_size(rules)
+    blocks = n + (n * n if plies >= 2 else 0)
+    return size + blocks * (LOOKAHEAD_FLAGS + size)
+
+
+@kernel
+def result_block_into(after, p, rules, out):
+    """One lookahead block: what a move that led to ``after`` means to ``p``, ``[1, p is to move
+    again, game over, p's outcome (+1/0/-1)]``, then ``p``'s view of ``after`` (raw counts)."""
+    n = rules[R_HOLES]
+    over = after[off_status(n)] != RUNNING
+    out[0] = 1
+    out[1] = 1 if not over and after[off_to_move(n)] == p else 0
+    out[2] = 1 if over else 0
+    out[3] = outcome_for(after[off_winner(n)], p) if over else 0
+    view_into(after, p, rules, 1, out[LOOKAHEAD_FLAGS:])
+
+
+@kernel
+def lookahead_into(state, rules, plies, work, scratch, out):
+    """The lookahead of the player to move ``p`` into ``out`` (raw counts, ``lookahead_width``
+    entries): ``p``'s view of ``state``, then for each action ``a`` the block
+    (:func:`result_block_into`) of the position after ``a``, and with ``plies`` = 2, for each
+    ``a`` and each action ``b`` of whoever moves after ``a`` (block ``n + a * n + b``), the block
+    of the position after ``a`` then ``b``. Blocks of illegal moves, and replies after a move
+    that ends the game, are all zero. Each move is the engine's
+    :func:`~mancala_envs.core.engine.play` on ``scratch[0]`` (after ``a``) and ``scratch[1]``."""
     n = rules[R_HOLES]
     size = view_size(rules)
     p = state[off_to_move(n)]
     view_into(state, p, rules, 1, out)
     block = LOOKAHEAD_FLAGS + size
+    for i in range(size, lookahead_width(rules, plies)):
+        out[i] = 0
+    first, second = scratch[0], scratch[1]
     for a in range(n):
-        at = size + a * block
-        for i in range(block):
-            out[at + i] = 0
         if state[off_mask(n) + a] == 0:
             continue
         for i in range(state.shape[0]):
-            scratch[i] = state[i]
-        play(scratch, a, rules, work, True)
-        out[at] = 1
-        over = scratch[off_status(n)] != RUNNING
-        out[at + 1] = 1 if not over and scratch[off_to_move(n)] == p else 0
-        out[at + 2] = 1 if over else 0
-        out[at + 3] = outcome_for(scratch[off_winner(n)], p) if over else 0
-        view_into(scratch, p, rules, 1, out[at + LOOKAHEAD_FLAGS : at + block])
+            first[i] = state[i]
+        play(first, a, rules, work, True)
+        at = size + a * block
+        result_block_into(first, p, rules, out[at : at + block])
+        if plies < 2 or first[off_status(n)] != RUNNING:
+            continue
+        for b in range(n):
+            if first[off_mask(n) + b] == 0:
+                continue
+            for i in range(first.shape[0]):
+                second[i] = first[i]
+            play(second, b, rules, work, True)
+            at = size + (n + a * n + b) * block
+            result_block_into(second, p, rules, out[at : at + block])
 
 
 @njit(cache=True)
-def lookahead_batch(states, rules, out):
+def lookahead_batch(states, rules, plies, out):
     """:func:`lookahead_into` for every (running) row."""
     work = new_work(rules[R_HOLES])
-    scratch = np.empty(states.shape[1], dtype=states.dtype)
+    scratch = np.empty((2, states.shape[1]), dtype=states.dtype)
     for i in range(states.shape[0]):
-        lookahead_into(states[i], rules, work, scratch, out[i])
+        lookahead_into(states[i], rules, plies, work, scratch, out[i])
