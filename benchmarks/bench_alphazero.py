@@ -1,12 +1,13 @@
 """Self-play throughput of the AlphaZero search on this machine, beside OpenSpiel's AlphaZero actor loop.
 
     .venv/bin/python benchmarks/bench_alphazero.py [--games 256] [--sims 32] [--moves 16] [--threads 1] \\
-        [--lookahead 64]
+        [--lookahead 64] [--replies 32] [--game en_dodoi]
 
 For each game: ``--games`` self-play games advance ``--moves`` moves in lockstep, each move one
 batched Gumbel search of ``--sims`` simulations (:class:`agents.az_search.GumbelSearch`) with an
 untrained network of the training's default size (:class:`agents.az_net.AZNet`, 128 x 128 and a
-per-move head of ``--lookahead`` 64, on the CPU with ``--threads`` torch threads); printed:
+per-move head of ``--lookahead`` 64 and, with ``--replies`` R, a reply encoder reading the two-ply
+lookahead; on the CPU with ``--threads`` torch threads); printed:
 self-play positions/s, network evaluations/s (positions the network scored) and the share of the
 time spent in the network. Then one game's move (``act``, batch of one, from a position a few
 random plies in) at 100 and 200 simulations, in ms.
@@ -30,7 +31,7 @@ import torch
 
 import mancala_envs
 from agents.az import AZAgent
-from agents.az_net import build_network, network_config, torch_evaluator
+from agents.az_net import build_network, input_plies, network_config, torch_evaluator
 from agents.az_search import GumbelSearch
 
 
@@ -49,13 +50,13 @@ def timed_evaluator(net):
 
 
 def bench_selfplay(
-    name: str, games: int, sims: int, moves: int, seed: int, lookahead: int
+    name: str, games: int, sims: int, moves: int, seed: int, lookahead: int, replies: int = 0
 ) -> dict[str, float]:
     game = mancala_envs.get_game(name)
-    config = network_config(game, [128, 128], 20, 10.0, lookahead)
+    config = network_config(game, [128, 128], 20, 10.0, lookahead, replies)
     net = build_network(config).eval()
     evaluate, spent = timed_evaluator(net)
-    search = GumbelSearch(game, games, sims, lookahead=lookahead > 0)
+    search = GumbelSearch(game, games, sims, lookahead=input_plies(lookahead, replies))
     rng = np.random.default_rng(seed)
     start = game.initial_states(games)
     states = start.copy()
@@ -164,6 +165,8 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lookahead", type=int, default=64, help="the network's per-move head (0: counts only)")
+    p.add_argument("--replies", type=int, default=0, help="the reply encoder (two-ply lookahead; 0: none)")
+    p.add_argument("--game", nargs="+", default=list(mancala_envs.GAMES), choices=mancala_envs.GAMES)
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     print(
@@ -174,8 +177,8 @@ def main() -> None:
         "| game | positions/s | network evaluations/s | time in the network | act, 100 sims | act, 200 sims |"
     )
     print("|---|---:|---:|---:|---:|---:|")
-    for name in mancala_envs.GAMES:
-        r = bench_selfplay(name, args.games, args.sims, args.moves, args.seed, args.lookahead)
+    for name in args.game:
+        r = bench_selfplay(name, args.games, args.sims, args.moves, args.seed, args.lookahead, args.replies)
         print(
             f"| {name} | {r['positions_per_s']:,.0f} | {r['evals_per_s']:,.0f} | {r['network_share']:.0%} "
             f"| {r['ms_100']:.1f} ms | {r['ms_200']:.1f} ms |",
