@@ -110,9 +110,14 @@ def lookahead_width(rules, plies):
 
 
 @kernel
-def result_block_into(after, p, rules, out):
-    """One lookahead block: what a move that led to ``after`` means to ``p``, ``[1, p is to move
-    again, game over, p's outcome (+1/0/-1)]``, then ``p``'s view of ``after`` (raw counts)."""
+def move_block_into(before, action, p, rules, work, after, out):
+    """Play the legal ``action`` from ``before`` into ``after`` (the engine's
+    :func:`~mancala_envs.core.engine.play`) and write its lookahead block into ``out``: what it
+    means to ``p``, ``[1, p is to move again, game over, p's outcome (+1/0/-1)]``, then ``p``'s
+    view of ``after`` (raw counts)."""
+    for i in range(before.shape[0]):
+        after[i] = before[i]
+    play(after, action, rules, work, True)
     n = rules[R_HOLES]
     over = after[off_status(n)] != RUNNING
     out[0] = 1
@@ -126,11 +131,11 @@ def result_block_into(after, p, rules, out):
 def lookahead_into(state, rules, plies, work, scratch, out):
     """The lookahead of the player to move ``p`` into ``out`` (raw counts, ``lookahead_width``
     entries): ``p``'s view of ``state``, then for each action ``a`` the block
-    (:func:`result_block_into`) of the position after ``a``, and with ``plies`` = 2, for each
+    (:func:`move_block_into`) of the position after ``a``, and with ``plies`` = 2, for each
     ``a`` and each action ``b`` of whoever moves after ``a`` (block ``n + a * n + b``), the block
     of the position after ``a`` then ``b``. Blocks of illegal moves, and replies after a move
-    that ends the game, are all zero. Each move is the engine's
-    :func:`~mancala_envs.core.engine.play` on ``scratch[0]`` (after ``a``) and ``scratch[1]``."""
+    that ends the game, are all zero. The positions after ``a`` and after ``b`` are played on
+    ``scratch[0]`` and ``scratch[1]``."""
     n = rules[R_HOLES]
     size = view_size(rules)
     p = state[off_to_move(n)]
@@ -142,21 +147,14 @@ def lookahead_into(state, rules, plies, work, scratch, out):
     for a in range(n):
         if state[off_mask(n) + a] == 0:
             continue
-        for i in range(state.shape[0]):
-            first[i] = state[i]
-        play(first, a, rules, work, True)
         at = size + a * block
-        result_block_into(first, p, rules, out[at : at + block])
+        move_block_into(state, a, p, rules, work, first, out[at : at + block])
         if plies < 2 or first[off_status(n)] != RUNNING:
             continue
         for b in range(n):
-            if first[off_mask(n) + b] == 0:
-                continue
-            for i in range(first.shape[0]):
-                second[i] = first[i]
-            play(second, b, rules, work, True)
-            at = size + (n + a * n + b) * block
-            result_block_into(second, p, rules, out[at : at + block])
+            if first[off_mask(n) + b] != 0:
+                at = size + (n + a * n + b) * block
+                move_block_into(first, b, p, rules, work, second, out[at : at + block])
 
 
 @njit(cache=True)
