@@ -224,7 +224,6 @@ def initial_network(a: Args) -> Any:
     want = network_config(make_game(a), a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
     if a.replies and "replies" not in saved.get("network", {}):
         want["network"].pop("replies")  # a one-ply model: the reply encoder starts afresh
-        want["observation"] = saved.get("observation")
     differ = [k for k in want if saved.get(k) != want[k]]
     if differ:
         raise ValueError(
