@@ -137,13 +137,11 @@ class AZAgent(NetworkAgent):
     def lookahead(self, game: Game) -> int:
         """The plies of the lookahead rows the model reads (0: raw counts), from its config or,
         for a network given without one, from the network itself."""
-        from agents.az_net import lookahead_plies
+        from agents.az_net import input_plies, lookahead_plies
 
         net, config = self.model(game)
-        plies = lookahead_plies(config)
-        if not plies and getattr(net, "lookahead", 0):
-            plies = 2 if getattr(net, "replies", 0) else 1
-        return plies
+        from_network = input_plies(getattr(net, "lookahead", 0), getattr(net, "replies", 0))
+        return lookahead_plies(config) or from_network
 
     def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
         """The mover's raw-count views, or his lookahead rows for a model that reads them."""

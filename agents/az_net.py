@@ -176,7 +176,7 @@ def network_config(
 
 def uses_lookahead(config: dict[str, Any]) -> bool:
     """Whether the network of ``config`` reads ``Game.lookahead_batch`` rows (else raw counts)."""
-    return int(config.get("network", {}).get("lookahead", 0)) > 0
+    return lookahead_plies(config) > 0
 
 
 def input_plies(lookahead: int, replies: int) -> int:

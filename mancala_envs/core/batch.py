@@ -18,6 +18,7 @@ from mancala_envs.core.engine import new_work, outcome_for, play
 from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import (
     RUNNING,
+    copy_row,
     off_captured,
     off_mask,
     off_pending,
@@ -115,8 +116,7 @@ def move_block_into(before, action, p, rules, work, after, out):
     :func:`~mancala_envs.core.engine.play`) and write its lookahead block into ``out``: what it
     means to ``p``, ``[1, p is to move again, game over, p's outcome (+1/0/-1)]``, then ``p``'s
     view of ``after`` (raw counts)."""
-    for i in range(before.shape[0]):
-        after[i] = before[i]
+    copy_row(after, before)
     play(after, action, rules, work, True)
     n = rules[R_HOLES]
     over = after[off_status(n)] != RUNNING
