@@ -120,6 +120,7 @@ def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
         (["--eval-opponents", "nobody"], "unknown agent"),
         (["--device", "tpu"], "--device"),
         (["--lookahead", "-1"], "--lookahead must be >= 0"),
+        (["--replies", "-1"], "--replies must be >= 0"),
     ],
 )
 def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):

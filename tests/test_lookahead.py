@@ -9,6 +9,7 @@ import torch
 
 from agents.az import AZAgent
 from agents.az_net import (
+    AZNet,
     build_network,
     load_first_ply,
     load_network,
@@ -245,6 +246,12 @@ def test_the_reply_encoder_starts_as_the_one_ply_network_and_reads_each_reply():
         load_first_ply(two, build_network(network_config(game, [8, 8], 8, 10.0, lookahead=8)).state_dict())
     with pytest.raises(ValueError, match="per-move head"):
         network_config(game, [16, 16], 8, 10.0, lookahead=0, replies=4)
+    with pytest.raises(ValueError, match="per-move head"):
+        AZNet(6, game.observation_size, game.total_seeds, (16, 16), lookahead=0, replies=4)
+    with pytest.raises(ValueError, match="replies >= 0"):
+        AZNet(6, game.observation_size, game.total_seeds, (16, 16), lookahead=8, replies=-1)
+    with pytest.raises(ValueError, match="1 or 2 plies"):
+        GumbelSearch(game, 1, 4, lookahead=3)
 
 
 def test_a_two_ply_model_file_and_the_agent(tmp_path):
