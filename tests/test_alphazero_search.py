@@ -1,6 +1,7 @@
 """The compiled Gumbel search (agents.az_search) against a plain Python Gumbel MuZero search
 written here from the paper's formulas (Danihelka et al., ICLR 2022), against the golden trees of
-tests/golden_search.py, and on positions whose values are known exactly."""
+tests/golden_search.py, and on positions whose values are known exactly. (Just over 400 lines:
+the plain search it is checked against is written here in full.)"""
 
 from __future__ import annotations
 
