@@ -29,7 +29,7 @@ from agents.arena import play_match
 from agents.arena.records import replay
 from agents.az import shipped_az_model
 from agents.az_net import load_network, lookahead_plies, torch_evaluator
-from agents.az_search import GumbelSearch, network_inputs
+from agents.az_search import GumbelSearch
 from mancala_envs import GAMES, get_game
 
 
@@ -44,7 +44,7 @@ def network_positions(game, agent: str, opponent: str, games: int, seed: int) ->
     res = play_match(game, agent, opponent, games, seed=seed)
     rows = []
     for rec in res.records:
-        seat = rec.agents.index(res.a) if rec.agents[0] != rec.agents[1] else rec.meta["a_seat"]
+        seat = rec.seat_of(res.a)
         rows += [s.array for s in replay(rec, game) if not s.is_over and s.to_move == seat]
     return np.stack(rows)
 
@@ -69,31 +69,31 @@ def main() -> None:
     search_params, plies = config["search"], lookahead_plies(config)
     evaluate = torch_evaluator(net)
     rng = np.random.default_rng(args.seed)
+    search = GumbelSearch(
+        game,
+        min(args.batch, len(states)),
+        int(search_params["sims"]),
+        int(search_params["max_considered"]),
+        float(search_params["c_visit"]),
+        float(search_params["c_scale"]),
+        plies,
+        bool(search_params.get("settle_decided", True)),
+    )
     floor, fit, agree_mean, agree_search = [], [], [], []
     for start in range(0, len(states), args.batch):
         batch = states[start : start + args.batch]
-        search = GumbelSearch(
-            game,
-            len(batch),
-            int(search_params["sims"]),
-            int(search_params["max_considered"]),
-            float(search_params["c_visit"]),
-            float(search_params["c_scale"]),
-            plies,
-            bool(search_params.get("settle_decided", True)),
-        )
         noise = (rng.gumbel(size=(len(batch), game.num_actions)) for _ in range(args.repeats))
         targets = np.stack([search.run(batch, evaluate, g).policy for g in noise])
         mean = targets.mean(0)
         floor.append(kl(targets, mean[None]).mean(0) * args.repeats / (args.repeats - 1))
-        masks = batch[:, game.layout.mask] != 0
-        logits, _ = evaluate(network_inputs(game, batch, plies))
-        logits = np.where(masks, np.asarray(logits, dtype=np.float64), -np.inf)
-        net = np.exp(logits - logits.max(1, keepdims=True))
-        net /= net.sum(1, keepdims=True)
-        fit.append(kl(mean, net))
-        agree_mean.append(net.argmax(1) == mean.argmax(1))
-        agree_search.append(net.argmax(1) == search.run(batch, evaluate, None).action)
+        searched = search.run(batch, evaluate, None)  # deterministic; its inputs are the network's
+        logits, _ = evaluate(searched.inputs)
+        logits = np.where(batch[:, game.layout.mask] != 0, np.asarray(logits, dtype=np.float64), -np.inf)
+        prior = np.exp(logits - logits.max(1, keepdims=True))
+        prior /= prior.sum(1, keepdims=True)
+        fit.append(kl(mean, prior))
+        agree_mean.append(prior.argmax(1) == mean.argmax(1))
+        agree_search.append(prior.argmax(1) == searched.action)
     print(f"{game.name}, {spec}: {len(states)} positions of its {args.games} games against {args.opponent}")
     print(f"noise floor, KL(one target || mean target):  {np.concatenate(floor).mean():.4f} nats")
     print(f"network,     KL(mean target || network):     {np.concatenate(fit).mean():.4f} nats")

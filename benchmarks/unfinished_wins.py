@@ -49,7 +49,7 @@ def main() -> None:
     print(res.summary(), f"({res.truncated} truncated)")
     unfinished = 0
     for rec in res.records:
-        seat = rec.agents.index(res.a) if rec.agents[0] != rec.agents[1] else rec.meta["a_seat"]
+        seat = rec.seat_of(res.a)
         if rec.score_of(seat) != 0.5:
             continue
         seen = verdicts(tb, game, rec, seat)

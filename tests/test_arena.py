@@ -134,6 +134,9 @@ def test_self_play_match_uses_seat_bookkeeping():
     assert res.wins + res.draws + res.losses == 6
     expected = sum(r.score_of(k % 2) for k, r in enumerate(res.records))
     assert res.score == pytest.approx(expected / 6)
+    assert [r.seat_of("random") for r in res.records] == [0, 1] * 3
+    mixed = play_match(small_game(), LowestAgent(), RandomAgent(), n_games=2, seed=0).records
+    assert [(r.seat_of("lowest"), r.seat_of("random")) for r in mixed] == [(0, 1), (1, 0)]
 
 
 @pytest.mark.parametrize("n", [0, 3, -2, 2.0, True])

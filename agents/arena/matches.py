@@ -194,8 +194,7 @@ def tally(a: str, b: str, records: Iterable[GameRecord]) -> MatchResult:
     pairs: dict[object, list[float]] = {}
     seen = set()
     for rec in records:
-        seat = rec.agents.index(a) if rec.agents[0] != rec.agents[1] else rec.meta.get("a_seat", 0)
-        s = rec.score_of(seat)
+        s = rec.score_of(rec.seat_of(a))
         res.wins += s == 1.0
         res.draws += s == 0.5
         res.losses += s == 0.0

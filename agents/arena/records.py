@@ -64,6 +64,11 @@ class GameRecord:
         """The winning agent's name, None for a draw or a truncated game."""
         return self.agents[self.winner] if self.winner in (0, 1) else None
 
+    def seat_of(self, name: str) -> int:
+        """The seat of the agent named ``name``; in a game of an agent against itself, the seat
+        its match counted as ``a`` (``meta["a_seat"]``, 0 without it)."""
+        return self.agents.index(name) if self.agents[0] != self.agents[1] else self.meta.get("a_seat", 0)
+
     def score_of(self, seat: int) -> float:
         """1, 0.5 or 0 for the agent in ``seat`` (draws and truncated games are half points)."""
         return (outcome(self.winner, seat) + 1) / 2
