@@ -118,9 +118,18 @@ class AZNet(nn.Module):
         index = views[:, : self.cells].round().long().clamp_(0, self.one_hot_max) + self.offsets
         return counts_in(self.scaled(views)) + one_hot_in(index)
 
+    def body(self, views: torch.Tensor) -> torch.Tensor:
+        """The trunk's features of float raw-count views (what the value and policy heads read)."""
+        return self.trunk(torch.relu(self.encode(views, self.counts_in, self.one_hot_in)))
+
+    def value(self, views: torch.Tensor) -> torch.Tensor:
+        """The value head alone, ``(B,)``, for the player to move of raw-count ``views``: the value
+        :meth:`forward` gives, which reads the view only (never the lookahead blocks)."""
+        return torch.tanh(self.value_head(self.body(views.float()))).squeeze(1)
+
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = x.float()
-        h = self.trunk(torch.relu(self.encode(x[:, : self.view_size], self.counts_in, self.one_hot_in)))
+        h = self.body(x[:, : self.view_size])
         logits = self.policy_head(h)
         if self.lookahead:
             block, n = LOOKAHEAD_FLAGS + self.view_size, self.holes

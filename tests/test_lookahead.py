@@ -242,6 +242,8 @@ def test_the_reply_encoder_starts_as_the_one_ply_network_and_reads_each_reply():
         lx, vx = two(rows[:1])
         ly, vy = two(y)
     assert (lx != ly)[0].nonzero().flatten().tolist() == [a] and torch.equal(vx, vy)
+    with torch.no_grad():  # the value head alone, on the view only, is forward's value
+        assert torch.equal(two.value(rows[:, : game.observation_size]), two(rows)[1])
     with pytest.raises(ValueError, match="reply encoder"):
         load_first_ply(two, build_network(network_config(game, [8, 8], 8, 10.0, lookahead=8)).state_dict())
     with pytest.raises(ValueError, match="per-move head"):

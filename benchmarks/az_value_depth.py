@@ -1,0 +1,96 @@
+"""How many plies an ``az`` network's value head is worth: full-width minimax to ``depth`` plies
+with the network's value at the leaves, played against a baseline on the strength protocol.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/az_value_depth.py --game en_dodoi --depths 1 2
+
+:class:`ValueMinimax` expands every legal move to ``depth`` plies through the core
+(``Game.apply_batch``); a finished position is worth its result, an unfinished leaf the network's
+value head (:meth:`agents.az_net.AZNet.value`) for its player to move. Values are credited by
+player id: at each node the player to move picks the best child for himself (turns are read from
+the states). Ties at the root are broken by the agent's generator. Each depth plays
+:func:`agents.arena.play_match` against ``--opponent`` (``--games`` games, the game's default
+opening suite, arena seed ``--seed``): the same games as
+``benchmarks/strength_alphazero.py --agents ... --opponents OPPONENT`` with that seed, so its rows
+for ``az:sims=0`` and for ``minimax:depth=d`` (the same search with the baseline's heuristic) are
+the scale to read these against.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import torch
+
+from agents.arena import play_match
+from agents.az import shipped_az_model
+from agents.az_net import AZNet, load_network
+from agents.az_search import known_results
+from agents.base import Agent
+from mancala_envs import GAMES, Game, State, get_game
+
+
+class ValueMinimax(Agent):
+    """Minimax to ``depth`` plies over ``net``'s value head (module docstring)."""
+
+    def __init__(self, net: AZNet, depth: int, seed: int = 0):
+        super().__init__(seed)
+        if depth < 1:
+            raise ValueError(f"depth must be at least 1, got {depth}")
+        self.net, self.depth, self.name = net, depth, f"value-minimax:depth={depth}"
+
+    def values(self, game: Game, states: np.ndarray, depth: int) -> np.ndarray:
+        """Each row's value for player 0 after ``depth`` more plies of minimax."""
+        finished, value = known_results(states, game.rules, False)
+        running = np.flatnonzero(~finished)
+        if running.size == 0:
+            return value
+        movers = states[running, game.layout.to_move]
+        if depth == 0:
+            with torch.inference_mode():
+                v = self.net.value(torch.from_numpy(game.counts_batch(states[running], movers))).numpy()
+            value[running] = np.where(movers == 0, v, -v)
+            return value
+        parents, actions = np.nonzero(game.legal_masks(states[running]))
+        children = self.values(game, game.apply_batch(states[running][parents], actions), depth - 1)
+        for k, row in enumerate(running):
+            mine = children[parents == k]
+            value[row] = mine.max() if movers[k] == 0 else mine.min()
+        return value
+
+    def act(self, game: Game, state: State) -> int:
+        actions = np.flatnonzero(game.legal_mask(state))
+        children = game.apply_batch(np.repeat(state.array[None], len(actions), 0), actions)
+        v = self.values(game, children, self.depth - 1) * (1 if state.to_move == 0 else -1)
+        return int(self.rng.choice(actions[v >= v.max() - 1e-9]))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", choices=GAMES, default="en_dodoi")
+    p.add_argument("--path", default=None, help="an az model (default: the game's shipped one)")
+    p.add_argument("--depths", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--opponent", default="minimax:depth=2")
+    p.add_argument("--games", type=int, default=400, help="games (even): games / 2 opening pairs")
+    p.add_argument("--seed", type=int, default=2024)
+    args = p.parse_args()
+    if min(args.depths) < 1:
+        p.error(f"--depths must be at least 1, got {args.depths}")
+    game = get_game(args.game)
+    net, config = load_network(args.path or shipped_az_model(game))
+    if config["game"] != game.name or config["params"] != dict(game.params):
+        p.error(f"the model is for {config['game']} {config['params']}, not {game.name} {dict(game.params)}")
+    print(f"{game.name}, {args.games} games against {args.opponent}, seed {args.seed}")
+    print("| agent | W/D/L | score | 95% CI (pairs) |\n|---|---|---:|---|")
+    for depth in args.depths:
+        res = play_match(game, ValueMinimax(net, depth), args.opponent, args.games, seed=args.seed)
+        low, high = res.confidence_interval()
+        print(
+            f"| `value-minimax:depth={depth}` | {res.wins}/{res.draws}/{res.losses} | {res.score:.3f} "
+            f"| [{low:.2f}, {high:.2f}] |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
