@@ -307,6 +307,7 @@ def tiny_models(tmp_path_factory):
     and the flat one exported to the safe pair (policy.json + policy.pt)."""
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from agents.policy_files import export_zip
     from mancala_envs.envs.single import SingleAgentEnv
@@ -326,6 +327,7 @@ def tiny_models(tmp_path_factory):
         model = MaskablePPO(
             policy, env, n_steps=32, batch_size=16, n_epochs=1, seed=0, device="cpu", policy_kwargs=kwargs
         )
+        model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3-* folder in /tmp
         model.learn(64)
         model.save(folder / f"{fmt}.zip")
         out[fmt] = folder / f"{fmt}.zip"

@@ -321,6 +321,7 @@ def test_invalid_arguments(kwargs):
 def test_maskable_ppo_trains_on_the_vector_env():
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import VecMonitor
 
     torch.set_num_threads(1)
@@ -328,6 +329,7 @@ def test_maskable_ppo_trains_on_the_vector_env():
     model = MaskablePPO(
         "MlpPolicy", vec, n_steps=32, batch_size=64, n_epochs=1, seed=0, policy_kwargs={"net_arch": [16]}
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3-* folder in /tmp
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # no illegal move is ever sent
         model.learn(total_timesteps=512)

@@ -210,6 +210,7 @@ def test_no_game_ends_on_its_first_ply(name, params):
 def test_maskable_ppo_on_dict_observations():
     """SB3 handles the int8 mask inside the Dict observation (MultiInputPolicy)."""
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     env = SingleAgentEnv("en_dodoi", holes_per_row=6)
     model = MaskablePPO(
@@ -221,6 +222,7 @@ def test_maskable_ppo_on_dict_observations():
         seed=0,
         policy_kwargs={"net_arch": [8]},
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3-* folder in /tmp
     model.learn(total_timesteps=32)
     obs, _ = env.reset(seed=5)
     action, _ = model.predict(obs, action_masks=env.action_masks())
