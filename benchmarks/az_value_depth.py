@@ -68,6 +68,7 @@ class ValueMinimax(Agent):
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", choices=GAMES, default="en_dodoi")
+    p.add_argument("--holes-per-row", type=int, default=None)
     p.add_argument("--path", default=None, help="an az model (default: the game's shipped one)")
     p.add_argument("--depths", type=int, nargs="+", default=[1, 2])
     p.add_argument("--opponent", default="minimax:depth=2")
@@ -76,7 +77,8 @@ def main() -> None:
     args = p.parse_args()
     if min(args.depths) < 1:
         p.error(f"--depths must be at least 1, got {args.depths}")
-    game = get_game(args.game)
+    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
+    game = get_game(args.game, **params)
     net, config = load_network(args.path or shipped_az_model(game))
     if config["game"] != game.name or config["params"] != dict(game.params):
         p.error(f"the model is for {config['game']} {config['params']}, not {game.name} {dict(game.params)}")
