@@ -69,13 +69,19 @@ def random_openings(
     lo, hi = _plies(game, plies)
     rng = np.random.default_rng(seed)
     found: dict[tuple, State] = {}
-    tries = 0
+    tries = ended = 0
     while len(found) < n:
         tries += 1
         if tries > 100 * n + 1000:
+            advice = (
+                f"most walks ended the game (max_plies {game.max_plies}): "
+                "use fewer plies or a larger max_plies"
+                if 2 * ended > tries - 1
+                else "use more plies"
+            )
             raise ValueError(
                 f"only {len(found)} distinct {game.name} positions found after {tries - 1} random walks of "
-                f"{lo}-{hi} plies, {n} wanted: use more plies"
+                f"{lo}-{hi} plies, {n} wanted: {advice}"
             )
         state = game.initial_state()
         for _ in range(int(rng.integers(lo, hi + 1))):
@@ -83,7 +89,9 @@ def random_openings(
             state = game.apply(state, int(legal[rng.integers(len(legal))]))
             if state.is_over:
                 break
-        if not state.is_over:
+        if state.is_over:
+            ended += 1
+        else:
             found.setdefault(position_key(state), state)
     return list(found.values())
 

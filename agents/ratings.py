@@ -16,8 +16,11 @@ Confidence intervals: percentile cluster bootstrap. The independent units are th
 (the two games of one opening with the seats swapped, :mod:`agents.arena.matches`); each resample
 redraws, pair of agents by pair of agents, that pair's units with replacement (a seeded
 ``numpy.random.Generator``), refits, and re-anchors. With ``n_bootstrap=0`` there is no interval
-("n/a"). The report states the prior and warns when a pair of agents met fewer than
-``FEW_GAMES`` times.
+("n/a"). An agent (other than the anchor) that won every game, or lost every game, has no
+interval either (NaN; "none" in the report): no resample can change its record, so the bootstrap
+would return its point estimate, which rests on the prior, as a zero-width interval. The report
+states the prior, names the pairs of agents where one won every game (their gap rests on the prior),
+and warns when a pair of agents met fewer than ``FEW_GAMES`` times.
 """
 
 from __future__ import annotations
@@ -123,6 +126,7 @@ class Ratings:
     n_bootstrap: int
     prior: float = 1.0
     fewest_games: int = 0
+    sweeps: tuple[tuple[str, str], ...] = ()  # (winner, loser): pairs where one won every game
 
     def order(self) -> list[int]:
         """Agent indices from the highest rating down."""
@@ -147,6 +151,8 @@ class Ratings:
             return "anchor"
         if not self.n_bootstrap:
             return "n/a"
+        if np.isnan(self.low[i]):
+            return "none (won every game)" if self.score[i] == 1 else "none (lost every game)"
         return f"[{self.low[i]:.0f}, {self.high[i]:.0f}]"
 
     def notes(self) -> list[str]:
@@ -160,6 +166,12 @@ class Ratings:
             f"Bradley-Terry on the Elo scale, `{self.anchor}` anchored at 0; prior: {self.prior:g} virtual "
             f"game(s) per pair of agents that met, half won by each; {interval}."
         ]
+        if self.sweeps:
+            listed = ", ".join(f"`{w}` over `{v}`" for w, v in self.sweeps)
+            out.append(
+                f"Won every game: {listed}. Such a gap rests on the prior, not on the games; an agent "
+                "that won or lost every game has no interval."
+            )
         if self.fewest_games < FEW_GAMES:
             out.append(
                 f"**Warning:** a pair of agents met only {self.fewest_games} times (fewer than "
@@ -252,7 +264,15 @@ def compute_ratings(
     with np.errstate(invalid="ignore", divide="ignore"):
         score = wins.sum(axis=1) / n_games
     fewest = int(min(v[:, 1].sum() for v in outcomes.values())) if outcomes else 0
-    return Ratings(names, elo, low, high, n_games, score, anchor, n_bootstrap, prior, fewest)
+    swept = (score == 0) | (score == 1)  # the bootstrap cannot vary such a record (module docstring)
+    swept[a] = False
+    low[swept] = high[swept] = np.nan
+    sweeps = tuple(
+        (names[i], names[j]) if w == m else (names[j], names[i])
+        for (i, j), (w, m) in ((p, v.sum(axis=0)) for p, v in outcomes.items())
+        if w in (0, m)
+    )
+    return Ratings(names, elo, low, high, n_games, score, anchor, n_bootstrap, prior, fewest, sweeps)
 
 
 def check_rating_options(n_bootstrap: object, prior: object) -> None:

@@ -19,6 +19,7 @@ from agents.minimax import MinimaxAgent
 from agents.perfect import PerfectAgent
 from agents.policy import PolicyAgent
 from agents.rllib_agent import RLlibAgent
+from mancala_envs.game import check_seed
 
 
 def _integer(text: str) -> int:
@@ -116,8 +117,7 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
     an unknown one, and the problem for a malformed or out-of-range value. The agent's ``name`` is
     its canonical spec: ``make_agent(agent.name)`` rebuilds the same agent (defaults left out).
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_seed(seed)
     name, raw = parse_spec(spec)
     factory, accepted, usage = AGENTS[name]
     params: dict[str, Any] = {}

@@ -17,13 +17,13 @@ import numpy as np
 from numba import njit
 
 from agents.greedy import greedy_action
-from mancala_envs import Game
 from mancala_envs.core import layout
 from mancala_envs.core.batch import random_legal_action
 from mancala_envs.core.engine import new_work, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.relay import simulate_relay
 from mancala_envs.core.sowing import NEVER_ENDS
+from mancala_envs.game import Game, require_game
 from mancala_envs.rulesets import R_HOLES, R_SOWING, SOW_RELAY
 
 POLICIES = {"random": 0, "greedy": 1}
@@ -145,8 +145,7 @@ def play_games(
 ) -> GameStatistics:
     """Play ``n_games`` games in compiled code, seat ``i`` following ``players[i]`` ("random" or
     "greedy"), every choice drawn from ``numpy.random.default_rng(seed)``."""
-    if not isinstance(game, Game):
-        raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
+    require_game(game)
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
         raise ValueError(f"n_games must be a non-negative integer, got {n_games!r}")
     if first_player not in (0, 1):

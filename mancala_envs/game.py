@@ -42,6 +42,17 @@ def as_int(value: object, what: str) -> int:
     return int(value)
 
 
+def check_seed(seed: object, allow_none: bool = False) -> int | None:
+    """``seed`` as a Python int (None passes with ``allow_none``: fresh entropy); ``ValueError``
+    unless a non-negative integer."""
+    if seed is None and allow_none:
+        return None
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer) or seed < 0:
+        what = "a non-negative integer or None" if allow_none else "a non-negative integer"
+        raise ValueError(f"seed must be {what}, got {seed!r}")
+    return int(seed)
+
+
 def _as_array(values: object, what: str) -> np.ndarray:
     try:
         return np.asarray(values)
@@ -50,8 +61,21 @@ def _as_array(values: object, what: str) -> np.ndarray:
 
 
 def outcome(winner: int | None, seat: int) -> int:
-    """+1 if ``seat`` won, -1 if it lost, 0 for a draw or no winner (the core's ``outcome_for``)."""
-    return int(engine.outcome_for(NO_WINNER if winner is None else int(winner), int(seat)))
+    """+1 if ``seat`` won, -1 if it lost, 0 for a draw or no winner (the core's ``outcome_for``).
+    ``winner``: a seat (0, 1), -1 (a draw), -2 or None (no winner); ``ValueError`` otherwise."""
+    code = NO_WINNER if winner is None else as_int(winner, "winner")
+    if code not in (0, 1, -1, NO_WINNER):
+        raise ValueError(f"winner must be 0, 1, -1 (draw), -2 or None (no winner), got {winner!r}")
+    if as_int(seat, "seat") not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    return int(engine.outcome_for(code, int(seat)))
+
+
+def require_game(game: object) -> Game:
+    """``game`` when it is a :class:`Game`; ``ValueError`` naming what it is otherwise."""
+    if not isinstance(game, Game):
+        raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
+    return game
 
 
 class Game:
@@ -151,7 +175,10 @@ class Game:
             raise ValueError(f"a state dict is a mapping, got {type(d).__name__}")
         if d.get("format") != STATE_FORMAT:
             raise ValueError(f"state dict format must be {STATE_FORMAT}, got {d.get('format')!r}")
-        width = dict(d.get("params") or {}).get("holes_per_row", self.holes_per_row)
+        params = d.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise ValueError(f"state dict params must be a mapping, got {params!r}")
+        width = params.get("holes_per_row", self.holes_per_row)
         if d.get("game") != self.name or width != self.holes_per_row:
             raise ValueError(
                 f"state dict is a {d.get('game')!r} position (holes_per_row {width}), not {self!r}"

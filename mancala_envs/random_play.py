@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mancala_envs.core.rollout import play_random_games
-from mancala_envs.game import Game, as_int
+from mancala_envs.game import Game, as_int, check_seed, require_game
 
 
 class RandomGames(NamedTuple):
@@ -30,11 +30,11 @@ def random_games(
     arrays. ``winner`` is 0, 1, -1 (draw) or -2 (truncated at ``max_plies``, no winner).
     ``count_legal_moves=True`` also sums the legal moves of every ply (the branching factor); it
     computes every legal mask, so relay games run several times slower."""
-    if not isinstance(game, Game):
-        raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
+    require_game(game)
     n_games = as_int(n_games, "n_games")
     if n_games < 0:
         raise ValueError(f"n_games must be non-negative, got {n_games}")
+    check_seed(seed)
     player = game._player(first_player, "first_player")
     rng = np.random.default_rng(seed)
     winner, plies, captured, truncated, legal = play_random_games(

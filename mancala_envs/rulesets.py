@@ -159,13 +159,18 @@ def _check_int(name: str, value: object) -> int:
     return int(value)
 
 
+def ruleset_parameters(name: str) -> set[str]:
+    """The parameters :func:`get_ruleset` accepts for the game ``name``."""
+    return {"max_plies", "holes_per_row"} if name == "en_dodoi" else {"max_plies"}
+
+
 def get_ruleset(name: str, **params: object) -> Ruleset:
     """The ruleset of game ``name`` with ``params`` applied (``max_plies``; ``holes_per_row``
     for En Dodoi). Unknown names or parameters raise ``ValueError`` naming the problem."""
     if not isinstance(name, str) or name not in RULESETS:
         raise ValueError(f"unknown game {name!r}; known games: {', '.join(RULESETS)}")
     base = RULESETS[name]
-    allowed = {"max_plies", "holes_per_row"} if name == "en_dodoi" else {"max_plies"}
+    allowed = ruleset_parameters(name)
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise ValueError(

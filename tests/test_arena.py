@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.arena import (
@@ -143,6 +144,26 @@ def test_self_play_match_uses_seat_bookkeeping():
 def test_play_match_needs_a_positive_even_number_of_games(n):
     with pytest.raises(ValueError, match="positive even integer"):
         play_match(small_game(), RandomAgent(), LowestAgent(), n_games=n)
+
+
+def test_play_match_takes_a_callable_and_names_bad_players_and_games():
+    """The arena goes through the one adapter (``as_agent``): a callable plays, named after its
+    function; anything else, and a game name in place of a Game, is a ValueError."""
+
+    def lowest(obs: dict) -> int:
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    game = small_game()
+    res = play_match(game, lowest, LowestAgent(), n_games=4, seed=3)
+    assert res.a == "callable:lowest" and res.wins + res.draws + res.losses == 4
+    same = play_match(game, LowestAgent(), LowestAgent(), n_games=4, seed=3)
+    assert [r.moves for r in res.records] == [r.moves for r in same.records]  # it played lowest
+    with pytest.raises(ValueError, match="an agent or a callable"):
+        play_match(game, 3, "random", n_games=2)
+    with pytest.raises(ValueError, match="must be a Game"):
+        play_match("songo_ewondo", "random", "random", n_games=2)
+    with pytest.raises(ValueError, match="must be a Game"):
+        play_game("songo_ewondo", "random", "random")
 
 
 def test_wilson_interval_textbook_value():

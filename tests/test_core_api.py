@@ -195,3 +195,17 @@ def test_random_games_validation():
         mancala_envs.random_games("songo_ewondo", 3)
     with pytest.raises(ValueError, match="non-negative"):
         mancala_envs.random_games(get_game("songo_ewondo"), -1)
+    for seed in (-1, "a", 1.5, True):
+        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+            mancala_envs.random_games(get_game("songo_ewondo"), 2, seed=seed)
+
+
+def test_outcome_and_state_dicts_check_their_arguments():
+    assert [mancala_envs.outcome(w, 0) for w in (0, 1, -1, -2, None)] == [1, -1, 0, 0, 0]
+    for winner, seat in ((0.5, 0), (2, 0), ("0", 1), (0, 3), (0, -1)):
+        with pytest.raises(ValueError, match=r"winner|seat"):
+            mancala_envs.outcome(winner, seat)
+    game = get_game("songo_ewondo")
+    d = game.initial_state().to_dict() | {"params": [1, 2]}
+    with pytest.raises(ValueError, match="params must be a mapping"):
+        game.state_from_dict(d)

@@ -52,6 +52,9 @@ def test_gymnasium_make_passes_kwargs_and_check_env_is_silent(env_id, name):
 def test_gymnasium_make_passes_game_parameters():
     env = gymnasium.make("mancala_envs/EnDodoi-v0", holes_per_row=10)
     assert env.unwrapped.game.holes_per_row == 10 and env.action_space.n == 10
+    # a keyword that is neither the env's nor the game's: both lists in the message
+    with pytest.raises(ValueError, match=r"foo for SingleAgentEnv: its arguments are opponent, .*max_plies"):
+        gymnasium.make("mancala_envs/SongoEwondo-v0", foo=1)
 
 
 def test_record_video_watches_an_episode(tmp_path):
@@ -125,6 +128,8 @@ def test_vector_env_checks_its_input():
         envs.reset(seed=[1, 2])
     with pytest.raises(ValueError, match="unknown reset option"):
         envs.reset(options={"board": 1})
+    with pytest.raises(ValueError, match="flat observations only"):
+        MancalaVectorEnv("sadeqa_ii", num_envs=2, obs_format="dict")
 
 
 def test_vector_env_starts_from_given_states():

@@ -38,8 +38,10 @@ def test_random_openings_are_distinct_running_and_seeded(name, tmp_path):
 
 def test_openings_errors(tmp_path):
     sadeqa = get_game("sadeqa_ii")
-    with pytest.raises(ValueError, match="distinct"):
+    with pytest.raises(ValueError, match=r"distinct.*use more plies"):
         random_openings(sadeqa, 5, plies=2)  # SQ4 forces both first moves: one position only
+    with pytest.raises(ValueError, match="use fewer plies or a larger max_plies"):
+        random_openings(get_game("songo_ewondo", max_plies=3), 2, plies=4)  # every walk ends the game
     with pytest.raises(ValueError, match="plies"):
         random_openings(sadeqa, 5, plies=(6, 2))
     bad = tmp_path / "bad.jsonl"

@@ -58,11 +58,19 @@ def test_two_agents_match_the_closed_form_including_the_prior():
     assert r.score[0] == pytest.approx(20 / 24)
 
 
-def test_a_perfect_record_gives_a_finite_rating():
+def test_a_perfect_record_gives_a_finite_rating_and_no_interval():
     r = compute_ratings([record("random", "x", 1), record("x", "random", 0)] * 10, n_bootstrap=50)
     gap = 400 * math.log10(20.5 / 0.5)
-    assert r.elo[r.agents.index("x")] == pytest.approx(gap, abs=1e-6)
-    assert np.isfinite(r.low).all() and np.isfinite(r.high).all()
+    x = r.agents.index("x")
+    assert r.elo[x] == pytest.approx(gap, abs=1e-6)
+    assert np.isnan(r.low[x]) and np.isnan(r.high[x])  # not the zero-width [gap, gap]
+    assert r.interval_text(x) == "none (won every game)" and r.sweeps == (("x", "random"),)
+    assert "`x` over `random`" in r.to_markdown()
+    # one game lost breaks the sweep: an interval again, of positive width
+    games = [record("random", "x", 1), record("x", "random", 0)] * 10 + [record("x", "random", 1)]
+    r = compute_ratings(games)
+    x = r.agents.index("x")
+    assert r.sweeps == () and r.low[x] < r.elo[x] < r.high[x]
 
 
 def test_draws_and_truncated_games_are_half_wins():

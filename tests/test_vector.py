@@ -310,11 +310,15 @@ def test_illegal_learner_actions():
         {"illegal_action": "skip"},
         {"max_plies": 1},
         {"holes_per_row": 8},
+        {"seed": -1},
+        {"seed": 1.5},
+        {"seat": 0},  # a SingleAgentEnv argument: the error lists this env's own
+        {"opponent": type("ActOnly", (), {"act": lambda self, game, state: 0})()},  # no act_batch
     ],
 )
 def test_invalid_arguments(kwargs):
     args = {"game": "songo_ewondo", "num_envs": 2} | kwargs
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"num_envs|opponent|obs_format|illegal|max_plies|holes|seed|seat"):
         MancalaVecEnv(**args)
 
 

@@ -33,14 +33,9 @@ from agents.arena.records import GameRecord
 from agents.base import Agent
 from agents.interrupts import check as check_interrupt
 from mancala_envs import Game, IllegalMoveError, State
+from mancala_envs.game import check_seed, require_game
 
 DISTINCT_WARNING = 0.9  # below this share of distinct games a report says so
-
-
-def check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 def derive_seed(*entropy: int) -> int:
@@ -49,11 +44,14 @@ def derive_seed(*entropy: int) -> int:
 
 
 def prepare(agent: Agent | str, seed: int) -> Agent:
-    """A fresh agent for a spec string, or ``agent`` reseeded where it supports it."""
+    """A fresh agent for a spec string, or ``agent`` (a callable wrapped by
+    :func:`agents.registry.as_agent`) reseeded where it supports it: the arena's seed, not the
+    agent's own, decides its random choices."""
     from agents.registry import as_agent
 
     if isinstance(agent, str):
         return as_agent(agent, seed=seed)
+    agent = as_agent(agent, seed=seed)
     reseed = getattr(agent, "reseed", None)
     if callable(reseed):
         reseed(seed)
@@ -63,7 +61,10 @@ def prepare(agent: Agent | str, seed: int) -> Agent:
 
 
 def agent_name(agent: Agent | str) -> str:
-    return agent if isinstance(agent, str) else str(agent.name)
+    """A spec string as it is, else the agent's (or wrapped callable's) ``name``."""
+    from agents.registry import as_agent
+
+    return agent if isinstance(agent, str) else str(as_agent(agent).name)
 
 
 def play_game(
@@ -80,6 +81,7 @@ def play_game(
 
     ``on_move(state, action)`` is called with the start (``action=None``) and after every move.
     An illegal move raises :class:`IllegalMoveError` naming the agent."""
+    require_game(game)
     seed = check_seed(seed)
     seeds = tuple(int(s) for s in np.random.SeedSequence(seed).generate_state(2))
     players = (prepare(agent0, seeds[0]), prepare(agent1, seeds[1]))
@@ -227,13 +229,17 @@ def play_match(
     on_game: Callable[[GameRecord], None] | None = None,
 ) -> MatchResult:
     """``n_games`` (even) games between ``a`` and ``b`` in ``n_games / 2`` opening pairs (module
-    docstring). ``openings``: ``"default"`` (the game's default suite, :mod:`agents.openings`),
-    ``None``/``"none"`` (the initial position), a JSONL path or a list of States.
-    ``on_game(record)`` is called after each game (e.g. to write it at once)."""
+    docstring). Every agent is reseeded from ``seed`` before each game (:func:`prepare`), so its
+    own seed does not change the games. ``openings``: ``"default"`` (the game's default suite,
+    :mod:`agents.openings`), ``None``/``"none"`` (the initial position), a JSONL path or a list of
+    States. ``on_game(record)`` is called after each game (e.g. to write it at once)."""
     from agents.openings import resolve_openings
+    from agents.registry import as_agent
 
+    require_game(game)
     n_games = check_even(n_games, "n_games")
     seed = check_seed(seed)
+    a, b = (x if isinstance(x, str) else as_agent(x) for x in (a, b))  # a callable: wrapped once
     suite = resolve_openings(game, openings, n_games // 2)
     records = []
     for k in progress_bar(range(n_games // 2), progress, f"{agent_name(a)} vs {agent_name(b)}", unit="pair"):

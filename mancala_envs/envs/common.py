@@ -3,6 +3,7 @@ state of an episode (``reset(options={"state": ...})``) and the opponent adapter
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -11,19 +12,32 @@ import numpy as np
 from gymnasium import spaces
 
 from mancala_envs.game import Game, get_game
+from mancala_envs.rulesets import RULESETS, ruleset_parameters
 from mancala_envs.state import State
 
 AGENTS = ("player_0", "player_1")
 
 
-def resolve_game(game: str | Game, params: Mapping[str, Any], min_plies: int = 2) -> Game:
+def resolve_game(
+    game: str | Game, params: Mapping[str, Any], min_plies: int = 2, env: type | None = None
+) -> Game:
     """The :class:`Game` named ``game`` built with ``params``, or ``game`` itself (then no params).
-    A game with an opponent needs ``max_plies >= 2`` (each side moves once)."""
+    A game with an opponent needs ``max_plies >= 2`` (each side moves once). ``params`` are the
+    keyword arguments the env class ``env`` did not name: one that is not a game parameter either
+    gets a ``ValueError`` listing both."""
     if isinstance(game, Game):
         if params:
             raise ValueError(f"game parameters {sorted(params)} apply to a game name, not to a Game object")
         result = game
     elif isinstance(game, str):
+        unknown = sorted(set(params) - ruleset_parameters(game)) if game in RULESETS else []
+        if unknown and env is not None:
+            own = [k for k in inspect.signature(env.__init__).parameters if k not in ("self", "game")]
+            raise ValueError(
+                f"unknown keyword argument(s) {', '.join(unknown)} for {env.__name__}: its arguments are "
+                f"{', '.join(k for k in own if k != 'game_params')}; the game parameters of {game} are "
+                f"{', '.join(sorted(ruleset_parameters(game)))}"
+            )
         result = get_game(game, **params)
     else:
         raise ValueError(f"game must be a game name or a mancala_envs.Game, got {game!r}")

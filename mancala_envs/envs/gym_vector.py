@@ -9,7 +9,8 @@ restarts at once and its last observation is ``infos["final_obs"][i]``, its end 
 ``infos["final_info"]`` (``winner``, ``seat``, ``captured``, ``ply``, ``illegal_action``, each with
 its ``_key`` mask). ``infos["action_mask"]`` (int8, ``(num_envs, n)``) is the legal mask of every
 learner, also :meth:`action_masks`. Arguments as ``MancalaVecEnv`` (``opponent``, ``obs_format``
-``"flat"`` only, ``counts``, ``openings``, ``illegal_action``, ``num_threads``, game parameters).
+``"flat"`` only (another is a ``ValueError``), ``counts``, ``openings``, ``illegal_action``,
+``num_threads``, game parameters).
 """
 
 from __future__ import annotations
@@ -41,8 +42,14 @@ class MancalaVectorEnv(VectorEnv):
         openings: Any = None,
         illegal_action: str = "terminate",
         num_threads: int = 1,
+        obs_format: str = "flat",
         **game_params: Any,
     ):
+        if obs_format != "flat":
+            raise ValueError(
+                f"MancalaVectorEnv has flat observations only (the masks are in infos['action_mask']), "
+                f"got obs_format={obs_format!r}"
+            )
         self._env = MancalaVecEnv(
             game,
             num_envs,

@@ -77,7 +77,7 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
         **game_params: Any,
     ):
-        self.game = resolve_game(game, game_params)
+        self.game = resolve_game(game, game_params, env=type(self))
         if not (
             seat == "random"
             or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and seat in (0, 1))

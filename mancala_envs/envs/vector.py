@@ -68,7 +68,7 @@ from mancala_envs.core.layout import work_length
 from mancala_envs.envs import vector_kernel as VK
 from mancala_envs.envs.common import as_state, make_spaces, opponent_agent, resolve_game
 from mancala_envs.envs.single import ILLEGAL_WARNING
-from mancala_envs.game import Game
+from mancala_envs.game import Game, check_seed
 from mancala_envs.state import IllegalMoveError
 
 MIN_GAMES_PER_THREAD = 128  # each thread gets at least this many games
@@ -106,7 +106,7 @@ class MancalaVecEnv(VecEnv):
         openings: Sequence[Any] | None = None,
         **game_params: Any,
     ):
-        self._game = g = resolve_game(game, game_params)
+        self._game = g = resolve_game(game, game_params, env=type(self))
         for what, value in (("num_envs", num_envs), ("num_threads", num_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{what} must be a positive integer, got {value!r}")
@@ -136,7 +136,7 @@ class MancalaVecEnv(VecEnv):
         bounds = [num_envs * b // blocks for b in range(blocks + 1)]
         self._blocks = [slice(lo, hi) for lo, hi in pairwise(bounds)]
         self._bind()
-        self._seed = seed
+        self._seed = check_seed(seed, allow_none=True)
         self.opponent = opponent
         self.seed(seed)
         self._needs_reset = True
@@ -199,7 +199,13 @@ class MancalaVecEnv(VecEnv):
     @opponent.setter
     def opponent(self, value: Any) -> None:
         seed = int(np.random.SeedSequence([0 if self._seed is None else self._seed, 7]).generate_state(1)[0])
-        self._opponent = value if value == "random" else opponent_agent(value, seed, batched_callable=True)
+        random = isinstance(value, str) and value == "random"
+        self._opponent = value if random else opponent_agent(value, seed, batched_callable=True)
+        if not random and not callable(getattr(self._opponent, "act_batch", None)):
+            raise ValueError(
+                f"opponent {value!r} has no act_batch: the vector env plays its opponent in batches "
+                "(subclass agents.base.Agent, whose act_batch loops act)"
+            )
         self._from_spec = isinstance(value, str) and value != "random"
         self._episodes_hook = getattr(self._opponent, "episodes_started", None)
         self._started = np.ones(len(self._states), dtype=np.bool_)  # every game is announced anew
@@ -378,6 +384,7 @@ class MancalaVecEnv(VecEnv):
         """Reseed now (``None``: fresh entropy): one generator per block of games, spawned from
         ``numpy.random.SeedSequence(seed)``, and an opponent built from a spec. Returns the seed
         once per game."""
+        seed = check_seed(seed, allow_none=True)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         children = np.random.SeedSequence(seed).spawn(len(self._blocks) + 1)
