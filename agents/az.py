@@ -212,5 +212,7 @@ class AZAgent(NetworkAgent):
         game.check_states(states)
         if not states[:, game.layout.mask].any(axis=1).all():
             raise ValueError("act_batch needs running states: some rows have no legal move")
+        if not len(states):
+            return np.zeros(0, dtype=np.int64)
         finish = self.finishing_moves(game, states)
         return np.where(finish >= 0, finish, self.search(game, states).action.astype(np.int64))

@@ -141,8 +141,10 @@ class NetworkAgent(Agent):
         return int(self._choose(self.logits(game, obs, mask[None]))[0])
 
     def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
-        """One action per running packed state (rows must not be finished)."""
+        """One action per running packed state (rows must not be finished; no rows, no actions)."""
         masks = game.legal_masks(states)
         if not masks.any(axis=1).all():
             raise ValueError("act_batch needs running states: some rows have no legal move")
+        if not len(states):
+            return np.zeros(0, dtype=np.int64)
         return self._choose(self.logits(game, self.inputs(game, states), masks)).astype(np.int64)

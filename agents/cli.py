@@ -261,6 +261,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from agents.interrupts import deferred_interrupts
     from agents.ratings import check_rating_options, compute_ratings
 
+    _check_tournament_flags(args)
     game = _make_game(args)
     check_rating_options(args.bootstrap, 1.0)  # before any game is played
     announce_compilation()
@@ -307,6 +308,20 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_tournament_flags(args: argparse.Namespace) -> None:
+    """``UsageError`` for flags that mean nothing as given: ``--fresh`` without ``--reuse``, and
+    ``--resume`` of a folder that holds no tournament yet (the library would start a new one)."""
+    if args.fresh and args.reuse is None:
+        raise UsageError(
+            "--fresh needs --reuse OLD: it names the agents whose games are played instead of copied "
+            "from OLD (see 'mancala tournament --help')"
+        )
+    if args.resume and not args.out.exists():
+        raise UsageError(f"--resume: {args.out} does not exist, there is no tournament to resume there")
+    if args.resume and args.out.is_dir() and not any(args.out.iterdir()):
+        raise UsageError(f"--resume: {args.out} is empty, there is no tournament to resume there")
+
+
 def _pairwise(result) -> str:
     """Each pair's score with its pair interval and distinct games (and a caveat when they repeat)."""
     lines = [
@@ -340,15 +355,22 @@ def _write_pairwise(result, path: Path) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from agents.arena import load_records, replay
+    from agents.arena import GAMES_FILE, load_records, replay
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         records = load_records(args.file)
+    file = args.file / GAMES_FILE if args.file.is_dir() else args.file
+    # load_records skips a bad last line as an interrupted write (a warning): name it all the same
+    bad_last = any("incomplete last line" in str(w.message) for w in caught)
+    bad_line = f"{file}, line {len(records) + 1}: not valid JSON or incomplete" if bad_last else ""
     if not records:
-        raise UsageError(f"{args.file} holds no game records")
+        raise UsageError(bad_line or f"{args.file} holds no game records")
     if not 0 <= args.game < len(records):
-        raise UsageError(f"--game {args.game} is out of range: {args.file} holds games 0..{len(records) - 1}")
+        raise UsageError(
+            f"--game {args.game} is out of range: {args.file} holds games 0..{len(records) - 1}"
+            + (f" ({bad_line})" if bad_line else "")
+        )
     rec = records[args.game]
     game = get_game(rec.game, **rec.params)
     states = replay(rec, game)

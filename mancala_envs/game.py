@@ -408,7 +408,7 @@ class Game:
     def lookahead_width(self, plies: int = 1) -> int:
         """Entries of a :meth:`lookahead_batch` row of ``plies`` (1 or 2); ``lookahead_size`` is
         the one-ply width."""
-        if plies not in (1, 2):
+        if isinstance(plies, bool) or plies not in (1, 2):
             raise ValueError(f"a lookahead has 1 or 2 plies, got {plies!r}")
         return int(lookahead_width(self.rules, plies))
 

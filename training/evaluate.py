@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -36,19 +37,28 @@ from agents.interrupts import deferred_interrupts
 from mancala_envs import GAMES, Game, get_game
 
 DEFAULT_OPPONENTS = ("random", "greedy", "minimax:depth=2")
+POLICY_SUFFIXES = (".json", ".pt", ".zip")  # a file to play through policy:path=
 
 
 def agent_spec(text: str) -> str:
-    """A spec for a policy file or a run folder (``policy:path=...``), or the text unchanged."""
+    """A spec for a policy file or a run folder (``policy:path=...``), or the text unchanged (an
+    agent spec such as ``az:path=model.json``); ``ValueError`` "no such file" for text that looks
+    like a path (a ``/``, or a ``.json``/``.pt``/``.zip`` end) but names nothing there."""
+    from agents.registry import AGENT_NAMES
+
     path = Path(text)
     if path.is_dir():
         if not (path / "policy.json").is_file():
             raise ValueError(f"{text!r} is a folder without policy.json (not a training run folder)")
         return f"policy:path={path / 'policy.json'}"
-    if path.suffix in (".json", ".pt", ".zip"):
-        if not path.is_file():
-            raise ValueError(f"policy file {text!r} does not exist")
+    if path.suffix in POLICY_SUFFIXES and path.is_file():
         return f"policy:path={path}"
+    if text.partition(":")[0].strip() in AGENT_NAMES:
+        return text
+    if "/" in text or os.sep in text or path.suffix in POLICY_SUFFIXES:
+        raise ValueError(
+            f"no such file or folder: {text!r} (an agent is a spec, a policy file or a run folder)"
+        )
     return text
 
 

@@ -54,6 +54,7 @@ deterministically from its checkpoint but reseeds the env and the pool there.
 from __future__ import annotations
 
 import copy
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,9 +156,22 @@ def check_args(a: Args) -> None:
 
     if a.game not in GAMES:
         raise ValueError(f"unknown game {a.game!r}; known: {', '.join(GAMES)}")
-    positive = ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_freq")
+    positive = ("total_timesteps", "num_envs", "n_steps", "n_epochs", "eval_freq")
     check_each(a, (*positive, "torch_threads", "train_openings"), lambda v: v >= 1, ">= 1")
-    game = check_evaluation_args(a, [*a.eval_opponents, *parse_pool(a.pool)])
+    # MaskablePPO normalises the advantages of each minibatch: one sample has no spread (NaN)
+    check_each(a, ("batch_size",), lambda v: v >= 2, ">= 2")
+    check_each(a, ("max_snapshots", "one_hot_max"), lambda v: v >= 0, ">= 0")
+    positive_reals = ("learning_rate", "clip_range", "max_grad_norm", "obs_scale")
+    check_each(a, positive_reals, lambda v: math.isfinite(v) and v > 0, "a finite number > 0")
+    check_each(a, ("gamma", "gae_lambda"), lambda v: 0 < v <= 1, "in (0, 1]")
+    non_negative = ("ent_coef", "vf_coef", "snapshot_weight", "capture_shaping")
+    check_each(a, non_negative, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0")
+    if not a.net_arch or min(a.net_arch) < 1:
+        raise ValueError(f"--net-arch must be positive layer widths, got {a.net_arch}")
+    pool = parse_pool(a.pool)
+    if sum(pool.values()) <= 0 and a.snapshot_weight <= 0:
+        raise ValueError("--pool weights are all zero and --snapshot-weight is 0: no opponent to draw")
+    game = check_evaluation_args(a, [*a.eval_opponents, *pool])
     if a.eval_optimality:
         optimality_suite(game)  # ValueError where no suite ships (en_dodoi: 8 holes only)
 

@@ -18,9 +18,10 @@ Conventions (those of ``SingleAgentEnv`` unless said otherwise):
   starts every game from given positions once.
 - **Observations.** ``obs_format="flat"`` (default): a ``Box(0, 1, (obs_size,), float32)``, the
   core's ``game.observation(state, learner_seat)`` (``counts=True``: ``game.counts``, raw seed
-  counts, ``Box(0, total_seeds)``); the legal masks come from :meth:`MancalaVecEnv.action_masks`
-  (what sb3-contrib's ``MaskablePPO`` reads), so ``MaskablePPO("MlpPolicy", vec_env)`` trains
-  directly. ``obs_format="dict"``: ``Dict(observation, action_mask)`` (``MultiInputPolicy``).
+  counts as ``float32``, ``Box(0, total_seeds)``); the legal masks come from
+  :meth:`MancalaVecEnv.action_masks` (what sb3-contrib's ``MaskablePPO`` reads), so
+  ``MaskablePPO("MlpPolicy", vec_env)`` trains directly. ``obs_format="dict"``:
+  ``Dict(observation, action_mask)`` (``MultiInputPolicy``).
 - **Rewards.** +1 / -1 / 0 to the learner at a natural end (win / loss / draw); 0 on truncation at
   ``max_plies`` (reported as ``info["TimeLimit.truncated"]``, SB3's convention).
 - **Auto-reset.** A finished game restarts at once; ``infos[i]`` of that step holds

@@ -11,14 +11,16 @@ build keeps every listed layer and the next build of the same table resumes afte
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
+from math import comb
 from pathlib import Path
 
 import numpy as np
 
-from mancala_envs.game import Game
+from mancala_envs.game import Game, require_game
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
 from mancala_envs.tablebase.kernels import MAX_MARGIN, expand_layer
@@ -34,6 +36,40 @@ def check_max_seeds(max_seeds: object) -> int:
     if not 0 <= max_seeds <= MAX_MARGIN:
         raise ValueError(f"max_seeds must be in 0..{MAX_MARGIN}, got {max_seeds}")
     return int(max_seeds)
+
+
+def check_table_folder(path: Path) -> Path:
+    """The nearest existing folder at or above ``path`` (where its files will go); ``ValueError``
+    when ``path``, or the nearest existing path above it, is not a folder."""
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        if existing == path:
+            raise ValueError(f"{path} is a file, not a table folder")
+        raise ValueError(f"{existing} is a file: the table folder {path} cannot be made in it")
+    return existing
+
+
+def check_disk_space(game: Game, max_seeds: int, path: Path) -> None:
+    """``ValueError`` when the table's two arrays would need more bytes than the free space of
+    ``path``'s file system (less what its arrays hold already), before any file is made."""
+    holes = 2 * game.holes_per_row
+    positions = comb(max_seeds + holes, holes)  # boards of at most max_seeds seeds: layer_offsets
+    existing = check_table_folder(path)
+    held = sum(
+        (path / name).stat().st_size for name in (store.VALUES, store.ROUNDS) if (path / name).is_file()
+    )
+    need = store.table_bytes(positions) - held
+    free = shutil.disk_usage(existing).free
+    if need > free:
+        raise ValueError(
+            f"a table of {store.table_name(game)} with max_seeds={max_seeds} holds {positions:,} positions: "
+            f"it needs {_bytes(need)} more on disk, {existing} has {_bytes(free)} free; choose a smaller "
+            "max_seeds or another folder"
+        )
+
+
+def _bytes(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
 
 
 def _interrupts():
@@ -60,16 +96,26 @@ def build(
     A complete table there is loaded (its first ``max_seeds`` layers); a smaller or interrupted
     one is extended from its last complete layer. ``progress`` shows a bar (positions/s, ETA);
     ``on_layer(seeds, layer_info)`` is called after each layer is on disk. Ctrl-C (or an
-    exception from ``on_layer``) stops the build with every finished layer kept."""
-    if not isinstance(game, Game):
-        raise ValueError(f"game must be a Game (see get_game), got {type(game).__name__}")
+    exception from ``on_layer``) stops the build with every finished layer kept.
+
+    Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds
+    (or 120), ``path`` a file, or a table larger than the free disk space there. The folder's
+    ``.lock`` file is only an advisory ``flock``, released when the build ends or its process dies,
+    so a failed build never blocks the next one."""
+    require_game(game)
     max_seeds = check_max_seeds(max_seeds)
+    if max_seeds > game.total_seeds:
+        raise ValueError(
+            f"max_seeds must be at most the {game.total_seeds} seeds of {game.name}, got {max_seeds}"
+        )
     path = Path(path) if path is not None else store.default_path(game)
+    check_table_folder(path)
     if (path / store.HEADER).is_file():
         header = store.read_header(path)
         store.check_game(header, game, path)
         if int(header["max_seeds"]) >= max_seeds:
             return load(path, game, max_seeds)
+    check_disk_space(game, max_seeds, path)
     deferred, _ = _interrupts()
     with store.build_lock(path), deferred():
         header = store.read_header(path) if (path / store.HEADER).is_file() else store.new_header(game)

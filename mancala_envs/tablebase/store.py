@@ -114,6 +114,11 @@ def crc32(array: np.ndarray) -> int:
     return crc
 
 
+def table_bytes(positions: int) -> int:
+    """Bytes of the two arrays of a table of ``positions`` canonical positions (a pair each)."""
+    return positions * 2 * (np.dtype(np.int8).itemsize + np.dtype(np.uint16).itemsize)
+
+
 def open_arrays(path: Path, positions: int, writable: bool) -> tuple[np.ndarray, np.ndarray]:
     """The two memory-mapped arrays of ``positions`` rows; writable ones are grown as needed."""
     arrays = []
