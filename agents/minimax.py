@@ -118,8 +118,8 @@ class MinimaxAgent(Agent):
                 left = self.time - elapsed
                 if left <= 0:
                     break
-                rate = ctx[CTX_NODES] / max(elapsed, 1e-6)
-                ctx[CTX_MAX_NODES] = ctx[CTX_NODES] + int(rate * left)
+                rate = float(ctx[CTX_NODES]) / max(elapsed, 1e-6)  # a huge budget caps at no limit
+                ctx[CTX_MAX_NODES] = ctx[CTX_NODES] + int(min(rate * left, NO_LIMIT // 2))
             root_order = np.concatenate(([best], order[order != best]))
             tables = (self._tt_key, self._tt_val, self._tt_info)
             move, _, vals = alphabeta_root(state.array, d, root_order, game.rules, weights, *tables, ctx)

@@ -298,6 +298,13 @@ def test_search_stops_at_its_time_budget(spec, done, limit):
     assert 1 <= getattr(agent, done) < limit  # some of the work done, not all of it
 
 
+def test_a_huge_time_budget_is_no_budget():
+    game = get_game("songo_ewondo")
+    s = random_positions(game, 1, seed=2, max_plies=10)[0]
+    agent = make_agent("minimax:depth=3,time=1e308")  # its node budget once overflowed an int
+    assert agent.act(game, s) == make_agent("minimax:depth=3").act(game, s) and agent.last_depth == 3
+
+
 # --------------------------------------------------------------------------- policy
 
 
