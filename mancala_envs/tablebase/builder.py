@@ -15,7 +15,6 @@ import shutil
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +51,7 @@ def check_table_folder(path: Path) -> Path:
 def check_disk_space(game: Game, max_seeds: int, path: Path) -> None:
     """``ValueError`` when the table's two arrays would need more bytes than the free space of
     ``path``'s file system (less what its arrays hold already), before any file is made."""
-    holes = 2 * game.holes_per_row
-    positions = comb(max_seeds + holes, holes)  # boards of at most max_seeds seeds: layer_offsets
+    positions = int(layer_offsets(max_seeds, 2 * game.holes_per_row)[max_seeds + 1])  # <= max_seeds seeds
     existing = check_table_folder(path)
     held = sum(
         (path / name).stat().st_size for name in (store.VALUES, store.ROUNDS) if (path / name).is_file()
