@@ -121,6 +121,7 @@ def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
         (["--device", "tpu"], "--device"),
         (["--lookahead", "-1"], "--lookahead must be >= 0"),
         (["--replies", "-1"], "--replies must be >= 0"),
+        (["--tablebase", "/nonexistent/table"], "--tablebase /nonexistent/table: not a table"),
     ],
 )
 def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
@@ -288,3 +289,50 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
     six = get_game("en_dodoi", holes_per_row=6)
     agent.act(six, six.initial_state())
     assert [s.settle_decided for s in agent._searches.values()] == [False]
+
+
+def test_tablebase_value_targets_are_the_exact_values_of_covered_positions(tmp_path):
+    """With a table, every self-play position it covers gets the table's value for its mover as
+    value target (checked against the table's own probe of the position the replay row shows);
+    the run records it in its model."""
+    from types import SimpleNamespace
+
+    from mancala_envs import tablebase
+    from training.az_selfplay import Replay, SelfPlay
+
+    game = get_game("en_dodoi", holes_per_row=6)
+    table = tablebase.build(game, 8, tmp_path / "table")
+    rng = np.random.default_rng(2)
+    starts = []
+    while len(starts) < 16:  # positions the table covers (seeds on the board only ever fall)
+        state = game.initial_state()
+        while not state.is_over and not table.covers(state):
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if table.covers(state):
+            starts.append(state)
+    a = SimpleNamespace(
+        games=16, sims=4, max_considered=4, c_visit=50.0, c_scale=0.1, gumbel_scale=1.0,
+        opening_share=1.0, lookahead=0, replies=0, settle_decided=False,
+    )  # fmt: skip
+    uniform = lambda obs: (np.zeros((len(obs), game.num_actions)), np.zeros(len(obs)))  # noqa: E731
+    values = {}
+    for name, tb in (("exact", table), ("results", None)):
+        selfplay = SelfPlay(a, game, uniform, np.random.default_rng(0), starts, tb)
+        selfplay.states[:] = np.stack([s.array for s in starts])
+        replay = Replay(game, 10_000)
+        while selfplay.finished_games < 16:
+            selfplay.step(replay)
+        values[name], rows = replay.value[: replay.size].copy(), replay.obs[: replay.size].copy()
+        if tb is not None:
+            obs = rows
+    assert np.array_equal(rows, obs)  # the table changes the targets, not the games
+    n = 2 * game.holes_per_row
+    assert len(obs) > 16 and (obs[:, :n].sum(1) <= 8).all()  # every position of these games is covered
+    # a row is the mover's view: the same position with the mover as player 0
+    probed = [table.outcome(game.state_from(v[:n].astype(int), v[n : n + 2].astype(int), 0)) for v in obs]
+    assert np.array_equal(values["exact"], np.array(probed, np.float32))
+    assert not np.array_equal(values["exact"], values["results"])  # results are not exact values
+    run = tmp_path / "run"
+    argv = [*TINY, "--total-positions", "256", "--tablebase", str(tmp_path / "table"), "--out", str(run)]
+    assert train_main(argv) == 0
+    assert "exact where the table" in json.loads((run / "az.json").read_text())["trained"]["value_targets"]

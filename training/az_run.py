@@ -94,6 +94,8 @@ class Run:
         trained = {"positions": self.positions, "updates": self.updates, "minutes": round(self.minutes(), 2)}
         if self.a.init_from is not None:
             trained["init_from"] = self.a.init_from  # the counts above are this run's only
+        if self.a.tablebase is not None:
+            trained["value_targets"] = f"exact where the table {self.a.tablebase} covers the position"
         return {
             **config,
             "search": search,

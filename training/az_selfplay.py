@@ -6,7 +6,9 @@ per move, and the replay buffer their positions go to.
 (the mover's raw-count view, or his lookahead rows), his legal mask and the search's improved
 policy; when a game ends (or, with ``settle_decided``, its result is decided: in a game won on
 captures, one player holds more than half the seeds), every one of its positions gets the result
-for the player who moved there (+1 / 0 / -1 from player 0's result, credited by the mover's id).
+for the player who moved there (+1 / 0 / -1 from player 0's result, credited by the mover's id) —
+or, with a ``table`` (a :class:`~mancala_envs.tablebase.Tablebase`), the exact value for the
+mover of every position the table covers (TABLEBASE.md: a game that never ends is a draw).
 A new game starts from a random opening (``opening_share`` of the time) or the initial position.
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs import Game
+from mancala_envs.tablebase.probe import NOT_COVERED  # Tablebase.outcomes where it does not cover
 
 
 class Replay:
@@ -66,12 +69,21 @@ class Replay:
 class SelfPlay:
     """``games`` games in lockstep, one batched search per move (module docstring)."""
 
-    def __init__(self, a: Any, game: Game, evaluate: Any, rng: np.random.Generator, starts: list[Any]):
+    def __init__(
+        self,
+        a: Any,
+        game: Game,
+        evaluate: Any,
+        rng: np.random.Generator,
+        starts: list[Any],
+        table: Any = None,
+    ):
         from agents.az_net import input_plies
         from agents.az_search import GumbelSearch
         from agents.az_tree import input_width
 
         self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
+        self.table = table
         self.lookahead = input_plies(a.lookahead, a.replies)
         self.search = GumbelSearch(
             game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale, self.lookahead, a.settle_decided
@@ -83,6 +95,7 @@ class SelfPlay:
         self.pending_mask = np.zeros((a.games, horizon, game.num_actions), dtype=bool)
         self.pending_policy = np.zeros((a.games, horizon, game.num_actions), dtype=np.float32)
         self.pending_mover = np.zeros((a.games, horizon), dtype=np.int8)
+        self.pending_exact = np.full((a.games, horizon), NOT_COVERED, dtype=np.int8)  # the table's values
         self.length = np.zeros(a.games, dtype=np.int64)
         self.finished_games = 0
         for i in range(a.games):
@@ -113,6 +126,8 @@ class SelfPlay:
         self.pending_mask[rows, t] = self.states[:, game.layout.mask] != 0
         self.pending_policy[rows, t] = result.policy
         self.pending_mover[rows, t] = movers
+        if self.table is not None:
+            self.pending_exact[rows, t] = self.table.outcomes(self.states)
         self.length += 1
         game.apply_batch(self.states, result.action, out=self.states)
         known, value = known_results(self.states, game.rules, a.settle_decided)
@@ -125,6 +140,8 @@ class SelfPlay:
         k = int(self.length[i])
         movers = self.pending_mover[i, :k].astype(np.float32)
         values = value0 * (1.0 - 2.0 * movers)  # each position's result for its mover
+        exact = self.pending_exact[i, :k]
+        values = np.where(exact != NOT_COVERED, exact, values).astype(np.float32)
         replay.add(self.pending_obs[i, :k], self.pending_mask[i, :k], self.pending_policy[i, :k], values)
         self.finished_games += 1
         self.new_game(i)

@@ -36,6 +36,11 @@ self-play setting; the run's config records the file. A run with ``replies`` may
 same network without them: it takes every other layer, and its reply encoder starts at zero effect
 (:func:`agents.az_net.load_first_ply`), so it starts playing as that model did.
 
+**Exact value targets** (``tablebase``, off by default): with a table folder of the game (built by
+``mancala tablebase build``; TABLEBASE.md), every self-play position the table covers (at most its
+``max_seeds`` seeds on the board) takes the table's exact value for its mover as value target, in
+place of the game's result; the model records the table (``trained.value_targets``).
+
 **Learning.** Positions go into a replay buffer of the last ``replay_size``; after every
 ``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` AdamW
 steps on ``cross-entropy(policy target, masked logits) + value_weight * (value - result)^2``.
@@ -159,6 +164,14 @@ class Args(RunArgs):
     )
     sample_reuse: float = field(default=4.0, metadata={"help": "updates x batch / new positions"})
     value_weight: float = field(default=1.0, metadata={"help": "weight of the value loss"})
+    tablebase: str | None = field(
+        default=None,
+        metadata={
+            "help": "a table folder of this game (mancala tablebase build): the positions it covers"
+            " get their exact value as value target, not the game's result (off by default)",
+            "resumed_default": None,
+        },
+    )
     # evaluation
     eval_every: int = field(default=200_000, metadata={"help": "self-play positions between evaluations"})
     eval_games: int = field(default=40, metadata={"help": "games per opponent per evaluation (even)"})
@@ -208,6 +221,20 @@ def check_args(a: Args) -> None:
     check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
     if a.resume is None:
         initial_network(a)  # a bad --init-from fails before the run folder is made
+        exact_table(a)  # and a bad --tablebase
+
+
+def exact_table(a: Args) -> Any:
+    """The table of ``--tablebase`` (``ValueError`` unless a complete table of this run's game),
+    None without the flag."""
+    from mancala_envs import tablebase
+
+    if a.tablebase is None:
+        return None
+    try:
+        return tablebase.load(a.tablebase, make_game(a))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--tablebase {a.tablebase}: not a table of this game ({e})") from None
 
 
 def initial_network(a: Args) -> Any:
@@ -286,10 +313,13 @@ def train(a: Args, argv: list[str]) -> int:
     elif resuming:
         print(f"{run} has no checkpoint yet: starting it from scratch", flush=True)
     suite = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
-    selfplay = SelfPlay(a, game, torch_evaluator(net), rng, suite)
+    table = exact_table(a)
+    selfplay = SelfPlay(a, game, torch_evaluator(net), rng, suite, table)
     writer = summary_writer(next_session(run))
     budget = f"{a.total_positions} positions" + (f" or {a.max_minutes} min" if a.max_minutes else "")
     print(f"training az on {game.name} in {run}: {budget}, device {device}", flush=True)
+    if table is not None:
+        print(f"value targets: exact where {table!r} covers the position", flush=True)
 
     def out_of_budget() -> bool:
         return book.positions >= a.total_positions or (
