@@ -356,13 +356,14 @@ def _write_pairwise(result, path: Path) -> None:
 
 def _replay(args: argparse.Namespace) -> int:
     from agents.arena import GAMES_FILE, load_records, replay
+    from agents.arena.records import TornLineWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         records = load_records(args.file)
     file = args.file / GAMES_FILE if args.file.is_dir() else args.file
     # load_records skips a bad last line as an interrupted write (a warning): name it all the same
-    bad_last = any("incomplete last line" in str(w.message) for w in caught)
+    bad_last = any(issubclass(w.category, TornLineWarning) for w in caught)
     bad_line = f"{file}, line {len(records) + 1}: not valid JSON or incomplete" if bad_last else ""
     if not records:
         raise UsageError(bad_line or f"{args.file} holds no game records")

@@ -21,6 +21,7 @@ from agents.arena import (
     schedule,
     wilson_interval,
 )
+from agents.arena.records import TornLineWarning
 from agents.base import RandomAgent
 from mancala_envs import GAMES, IllegalMoveError, get_game
 
@@ -320,9 +321,9 @@ def test_a_torn_last_line_is_dropped_on_resume(tmp_path):
         fh.write(whole.records[1].to_json()[:40])
     with open(out / "results.csv", "a") as fh:
         fh.write("1,0-1,1,123,lowest,random,0,lowest,17,")
-    with pytest.warns(UserWarning, match="incomplete last line"):
+    with pytest.warns(TornLineWarning, match="incomplete last line"):
         assert len(load_records(games)) == 1
-    with pytest.warns(UserWarning, match="dropped an incomplete last line"):
+    with pytest.warns(TornLineWarning, match="dropped an incomplete last line"):
         resumed = run(out, resume=True)
     assert games.read_text().startswith(full)
     assert resumed.records == whole.records

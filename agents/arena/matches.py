@@ -49,9 +49,10 @@ def prepare(agent: Agent | str, seed: int) -> Agent:
     agent's own, decides its random choices."""
     from agents.registry import as_agent
 
+    player = as_agent(agent, seed=seed)
     if isinstance(agent, str):
-        return as_agent(agent, seed=seed)
-    agent = as_agent(agent, seed=seed)
+        return player  # built with the seed
+    agent = player
     reseed = getattr(agent, "reseed", None)
     if callable(reseed):
         reseed(seed)

@@ -19,6 +19,11 @@ from typing import Any
 from agents.files import read_jsonl
 from mancala_envs import Game, IllegalMoveError, State, get_game, outcome
 
+
+class TornLineWarning(UserWarning):
+    """A records file ended with an incomplete line (an interrupted write), which was skipped."""
+
+
 RECORD_FORMAT = 2  # 1: no start position (always the initial position)
 GAMES_FILE = "games.jsonl"
 
@@ -196,7 +201,9 @@ def load_records(path: str | os.PathLike, verify: bool = False) -> list[GameReco
         raise ValueError(f"no game records at {path}")
     raw, _, dropped = read_jsonl(path)
     if dropped:
-        warnings.warn(f"{path}: skipped an incomplete last line (interrupted write)", stacklevel=2)
+        warnings.warn(
+            f"{path}: skipped an incomplete last line (interrupted write)", TornLineWarning, stacklevel=2
+        )
     return parse_records(path, raw, verify)
 
 

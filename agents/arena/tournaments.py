@@ -41,7 +41,7 @@ from agents.arena.matches import (
     progress_bar,
     tally,
 )
-from agents.arena.records import GAMES_FILE, RECORD_FORMAT, GameRecord, parse_records, replay
+from agents.arena.records import GAMES_FILE, RECORD_FORMAT, GameRecord, TornLineWarning, parse_records, replay
 from agents.base import Agent
 from agents.files import append_synced, atomic_write, read_json, read_jsonl
 from mancala_envs import Game, State
@@ -289,7 +289,11 @@ def _open_tournament(
             with open(games_path, "r+b") as fh:
                 fh.truncate(good)
                 os.fsync(fh.fileno())
-            warnings.warn(f"{games_path}: dropped an incomplete last line (interrupted write)", stacklevel=3)
+            warnings.warn(
+                f"{games_path}: dropped an incomplete last line (interrupted write)",
+                TornLineWarning,
+                stacklevel=3,
+            )
         return parse_records(games_path, raw, verify=False)
     out.mkdir(parents=True, exist_ok=True)
     if suite is not None:

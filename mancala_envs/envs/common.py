@@ -32,10 +32,11 @@ def resolve_game(
     elif isinstance(game, str):
         unknown = sorted(set(params) - ruleset_parameters(game)) if game in RULESETS else []
         if unknown and env is not None:
-            own = [k for k in inspect.signature(env.__init__).parameters if k not in ("self", "game")]
+            named = inspect.signature(env.__init__).parameters.items()
+            own = [k for k, p in named if k not in ("self", "game") and p.kind is not p.VAR_KEYWORD]
             raise ValueError(
                 f"unknown keyword argument(s) {', '.join(unknown)} for {env.__name__}: its arguments are "
-                f"{', '.join(k for k in own if k != 'game_params')}; the game parameters of {game} are "
+                f"{', '.join(own)}; the game parameters of {game} are "
                 f"{', '.join(sorted(ruleset_parameters(game)))}"
             )
         result = get_game(game, **params)

@@ -48,11 +48,11 @@ def check_table_folder(path: Path) -> Path:
     return existing
 
 
-def check_disk_space(game: Game, max_seeds: int, path: Path) -> None:
+def check_disk_space(game: Game, max_seeds: int, path: Path, existing: Path) -> None:
     """``ValueError`` when the table's two arrays would need more bytes than the free space of
-    ``path``'s file system (less what its arrays hold already), before any file is made."""
+    ``path``'s file system (``existing``: the nearest folder at or above it, from
+    :func:`check_table_folder`), less what its arrays hold already, before any file is made."""
     positions = int(layer_offsets(max_seeds, 2 * game.holes_per_row)[max_seeds + 1])  # <= max_seeds seeds
-    existing = check_table_folder(path)
     held = sum(
         (path / name).stat().st_size for name in (store.VALUES, store.ROUNDS) if (path / name).is_file()
     )
@@ -107,13 +107,13 @@ def build(
             f"max_seeds must be at most the {game.total_seeds} seeds of {game.name}, got {max_seeds}"
         )
     path = Path(path) if path is not None else store.default_path(game)
-    check_table_folder(path)
+    existing = check_table_folder(path)
     if (path / store.HEADER).is_file():
         header = store.read_header(path)
         store.check_game(header, game, path)
         if int(header["max_seeds"]) >= max_seeds:
             return load(path, game, max_seeds)
-    check_disk_space(game, max_seeds, path)
+    check_disk_space(game, max_seeds, path, existing)
     deferred, _ = _interrupts()
     with store.build_lock(path), deferred():
         header = store.read_header(path) if (path / store.HEADER).is_file() else store.new_header(game)
