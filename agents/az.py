@@ -140,7 +140,7 @@ class AZAgent(NetworkAgent):
         from agents.az_net import input_plies, lookahead_plies
 
         net, config = self.model(game)
-        from_network = input_plies(getattr(net, "lookahead", 0), getattr(net, "replies", 0))
+        from_network = input_plies(*(getattr(net, k, 0) for k in ("lookahead", "replies", "third")))
         return lookahead_plies(config) or from_network
 
     def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:

@@ -25,11 +25,19 @@ linear layer adds the pooled features to that move's per-move head, before its R
 starts at zero, so a new reply encoder leaves a one-ply network's play unchanged
 (:func:`load_first_ply`: a two-ply run can start from a one-ply model).
 
+**Third moves** (``network.third`` = T > 0, with a reply encoder): the input is the three-ply
+``Game.lookahead_batch(states, plies=3)``, which adds a block for every move after every move and
+reply. A third-move encoder of width T reads each such block (the scaled counts, the one-hot code
+and the flags, plus a linear layer on the block of its move and reply; then a hidden layer); for
+each move and reply the maximum and the mean of its legal third moves' features go, through a
+linear layer that starts at zero, into that reply's features before their first ReLU (so a new
+third-move encoder leaves a two-ply network's play unchanged: :func:`load_first_ply`).
+
 **Files** (safe to load, as :mod:`agents.policy_files`): ``NAME.pt``, the weights
 (``torch.load(weights_only=True)``), and ``NAME.json``, the config that rebuilds the network:
 ``format`` (``"mancala_envs.az"``), ``version``, ``game``, ``params``, ``observation_size``,
 ``num_actions``, ``network`` (``hidden``, ``one_hot_max``, ``scale``, and ``lookahead`` and
-``replies`` when they are used), ``search`` (what the training used: ``sims``,
+``replies`` and ``third`` when they are used), ``search`` (what the training used: ``sims``,
 ``max_considered``, ``c_visit``, ``c_scale``) and ``trained``.
 """
 
@@ -52,8 +60,8 @@ FORMAT, VERSION = "mancala_envs.az", 1
 
 class AZNet(nn.Module):
     """``forward(x) -> (logits (B, n), value (B,))``; ``x``: float raw-count views, or with
-    ``lookahead`` > 0 the rows of ``Game.lookahead_batch`` (two plies when ``replies`` > 0;
-    module docstring)."""
+    ``lookahead`` > 0 the rows of ``Game.lookahead_batch`` (two plies when ``replies`` > 0, three
+    when ``third`` > 0 too; module docstring)."""
 
     def __init__(
         self,
@@ -65,17 +73,18 @@ class AZNet(nn.Module):
         scale: float = 10.0,
         lookahead: int = 0,
         replies: int = 0,
+        third: int = 0,
     ):
         super().__init__()
-        if not hidden or min(hidden) < 1 or one_hot_max < 1 or lookahead < 0 or replies < 0:
+        if not hidden or min(hidden) < 1 or one_hot_max < 1 or min(lookahead, replies, third) < 0:
             raise ValueError(
-                f"hidden layers and one_hot_max must be positive and lookahead, replies >= 0, got "
-                f"{hidden}, {one_hot_max}, {lookahead}, {replies}"
+                f"hidden layers and one_hot_max must be positive and lookahead, replies, third >= 0, "
+                f"got {hidden}, {one_hot_max}, {lookahead}, {replies}, {third}"
             )
-        if replies and not lookahead:
-            raise ValueError("a reply encoder (replies > 0) needs the per-move head (lookahead > 0)")
+        check_plies(lookahead, replies, third)
         self.holes, self.cells, self.one_hot_max = int(holes), 2 * int(holes), int(one_hot_max)
         self.view_size, self.lookahead, self.replies = int(observation_size), int(lookahead), int(replies)
+        self.third = int(third)
         self.factor = float(scale) / float(total_seeds)
         width, codes = int(hidden[0]), self.cells * (self.one_hot_max + 1)
         self.counts_in = nn.Linear(self.view_size, width)
@@ -106,6 +115,16 @@ class AZNet(nn.Module):
             self.reply_to_move = nn.Linear(2 * r, self.lookahead)
             nn.init.zeros_(self.reply_to_move.weight)  # a new reply encoder changes nothing yet
             nn.init.zeros_(self.reply_to_move.bias)
+        if self.third:
+            t, block = self.third, LOOKAHEAD_FLAGS + self.view_size
+            self.third_counts_in = nn.Linear(self.view_size, t)
+            self.third_one_hot_in = nn.EmbeddingBag(codes, t, mode="sum")
+            self.third_flags = nn.Linear(LOOKAHEAD_FLAGS, t)
+            self.third_context = nn.Linear(block, t)
+            self.third_hidden = nn.Linear(t, t)
+            self.third_to_reply = nn.Linear(2 * t, self.replies)
+            nn.init.zeros_(self.third_to_reply.weight)  # a new third-move encoder changes nothing yet
+            nn.init.zeros_(self.third_to_reply.bias)
 
     def scaled(self, views: torch.Tensor) -> torch.Tensor:
         """Raw-count views (last dimension) with the seed counts scaled, the flags kept."""
@@ -140,29 +159,71 @@ class AZNet(nn.Module):
             after = self.encode(views, self.after_counts_in, self.after_one_hot_in)
             z = after.reshape(len(x), n, -1) + self.after_flags(flags) + self.after_context(h).unsqueeze(1)
             if self.replies:
-                z = z + self.reply_to_move(self.pooled_replies(x[:, first:].reshape(len(x), n, n, block), h))
+                second = first + n * n * block
+                replies = x[:, first:second].reshape(len(x), n, n, block)
+                third = 0
+                if self.third:
+                    third = self.pooled_third(x[:, second:].reshape(len(x), n, n, n, block), replies)
+                z = z + self.reply_to_move(self.pooled_replies(replies, h, third))
             logits = logits + self.after_score(torch.relu(self.after_hidden(torch.relu(z)))).squeeze(2)
         return logits, torch.tanh(self.value_head(h)).squeeze(1)
 
-    def pooled_replies(self, blocks: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    def pooled_replies(
+        self, blocks: torch.Tensor, h: torch.Tensor, third: torch.Tensor | int = 0
+    ) -> torch.Tensor:
         """``(B, n, 2R)``: per move, the maximum and the mean of its legal replies' features
-        (zero for a move with none); ``blocks``: ``(B, n, n, block)`` reply blocks."""
+        (zero for a move with none); ``blocks``: ``(B, n, n, block)`` reply blocks; ``third``:
+        :meth:`pooled_third`'s ``(B, n, n, R)`` for a three-ply network."""
         legal = blocks[..., :1]
         e = self.reply_counts_in(self.scaled(blocks[..., LOOKAHEAD_FLAGS:])) + self.reply_flags(
             blocks[..., :LOOKAHEAD_FLAGS]
         )
-        e = torch.relu(e + self.reply_context(h)[:, None, None, :])
+        e = torch.relu(e + self.reply_context(h)[:, None, None, :] + third)
         e = torch.relu(self.reply_hidden(e)) * legal  # features >= 0: an illegal reply adds 0
-        count = legal.sum(2).clamp_min(1.0)
-        return torch.cat([e.amax(2), e.sum(2) / count], dim=2)
+        return pool(e, legal, 2)
+
+    def pooled_third(self, blocks: torch.Tensor, replies: torch.Tensor) -> torch.Tensor:
+        """``(B, n, n, R)``: per move and reply, the maximum and the mean of its legal third
+        moves' features, through ``third_to_reply``; ``blocks``: ``(B, n, n, n, block)``,
+        ``replies``: their ``(B, n, n, block)`` reply blocks. Only the legal blocks (about a third
+        of them) go through the encoder; the others count as zero features."""
+        legal = blocks[..., 0] > 0
+        where = legal.nonzero(as_tuple=True)
+        chosen = blocks[where]
+        context = torch.cat([replies[..., :LOOKAHEAD_FLAGS], self.scaled(replies[..., LOOKAHEAD_FLAGS:])], -1)
+        e = self.encode(chosen[:, LOOKAHEAD_FLAGS:], self.third_counts_in, self.third_one_hot_in)
+        e = e + self.third_flags(chosen[:, :LOOKAHEAD_FLAGS]) + self.third_context(context[where[:3]])
+        e = torch.relu(self.third_hidden(torch.relu(e)))
+        features = e.new_zeros((*legal.shape, e.shape[-1])).index_put(where, e)
+        return self.third_to_reply(pool(features, legal.unsqueeze(-1).to(e.dtype), 3))
+
+
+def pool(features: torch.Tensor, legal: torch.Tensor, dim: int) -> torch.Tensor:
+    """The maximum and the mean over ``dim`` of non-negative ``features`` (zero where ``legal`` is
+    0), side by side; zero where nothing is legal."""
+    count = legal.sum(dim).clamp_min(1.0)
+    return torch.cat([features.amax(dim), features.sum(dim) / count], dim=-1)
+
+
+def check_plies(lookahead: int, replies: int, third: int) -> None:
+    """``ValueError`` unless each ply's encoder has the one before it."""
+    if replies and not lookahead:
+        raise ValueError("a reply encoder (replies > 0) needs the per-move head (lookahead > 0)")
+    if third and not replies:
+        raise ValueError("a third-move encoder (third > 0) needs the reply encoder (replies > 0)")
 
 
 def network_config(
-    game: Any, hidden: list[int], one_hot_max: int, scale: float, lookahead: int = 0, replies: int = 0
+    game: Any,
+    hidden: list[int],
+    one_hot_max: int,
+    scale: float,
+    lookahead: int = 0,
+    replies: int = 0,
+    third: int = 0,
 ) -> dict[str, Any]:
     """The ``network`` entry of a config and the game's shapes (the part that rebuilds the net)."""
-    if replies and not lookahead:
-        raise ValueError("a reply encoder (replies > 0) needs the per-move head (lookahead > 0)")
+    check_plies(lookahead, replies, third)
     network: dict[str, Any] = {
         "hidden": [int(h) for h in hidden],
         "one_hot_max": int(one_hot_max),
@@ -172,6 +233,8 @@ def network_config(
         network["lookahead"] = int(lookahead)
     if replies:
         network["replies"] = int(replies)
+    if third:
+        network["third"] = int(third)
     return {
         "game": game.name,
         "params": dict(game.params),
@@ -188,16 +251,16 @@ def uses_lookahead(config: dict[str, Any]) -> bool:
     return lookahead_plies(config) > 0
 
 
-def input_plies(lookahead: int, replies: int) -> int:
-    """The plies of the lookahead rows a network reads: 0 (raw counts: no per-move head), 1, or 2
-    (with a reply encoder)."""
-    return 0 if not lookahead else 2 if replies else 1
+def input_plies(lookahead: int, replies: int, third: int = 0) -> int:
+    """The plies of the lookahead rows a network reads: 0 (raw counts: no per-move head), 1, 2
+    (with a reply encoder) or 3 (with a third-move encoder too)."""
+    return 0 if not lookahead else 1 if not replies else 3 if third else 2
 
 
 def lookahead_plies(config: dict[str, Any]) -> int:
     """:func:`input_plies` of the network of ``config``."""
     network = config.get("network", {})
-    return input_plies(int(network.get("lookahead", 0)), int(network.get("replies", 0)))
+    return input_plies(*(int(network.get(k, 0)) for k in ("lookahead", "replies", "third")))
 
 
 def build_network(config: dict[str, Any]) -> AZNet:
@@ -212,20 +275,23 @@ def build_network(config: dict[str, Any]) -> AZNet:
         scale=float(net["scale"]),
         lookahead=int(net.get("lookahead", 0)),
         replies=int(net.get("replies", 0)),
+        third=int(net.get("third", 0)),
     )
 
 
 def load_first_ply(net: AZNet, weights: dict[str, torch.Tensor]) -> None:
-    """Load a one-ply network's ``weights`` into the two-ply ``net`` of the same shapes: every
-    layer but the reply encoder's, which keeps its initialisation (its output layer is zero, so
-    ``net`` then plays as the one-ply network did). ``ValueError`` when anything else differs."""
+    """Load a network of fewer plies' ``weights`` into ``net`` of the same shapes otherwise: every
+    layer but the encoders of the plies it lacks (a one-ply network's into a two- or three-ply
+    ``net``, a two-ply one's into a three-ply ``net``), which keep their initialisation (their
+    output layers are zero, so ``net`` then plays as the smaller network did). ``ValueError`` when
+    anything else differs."""
     try:
         missing, unexpected = net.load_state_dict(weights, strict=False)
     except RuntimeError as e:  # a layer of another shape
-        raise ValueError(f"not the same network apart from the reply encoder: {e}") from None
-    extra = [k for k in missing if not k.startswith("reply_")]
+        raise ValueError(f"not the same network apart from the reply encoders: {e}") from None
+    extra = [k for k in missing if not k.startswith(("reply_", "third_"))]
     if extra or unexpected:
-        raise ValueError(f"not the same network apart from the reply encoder: {sorted(extra + unexpected)}")
+        raise ValueError(f"not the same network apart from the reply encoders: {sorted(extra + unexpected)}")
 
 
 def save_network(net: AZNet, path: str | os.PathLike, config: dict[str, Any]) -> tuple[Path, Path]:

@@ -105,14 +105,14 @@ def known_results(states, rules, settle_decided=True):
 @kernel
 def write_input(tree, b, node, rules, work, slot):
     """The network input of node ``node`` of game ``b`` into ``obs[slot]``: the mover's raw-count
-    view, or his lookahead of one or two plies (``Game.lookahead_batch``), whichever ``obs`` is
-    as wide as."""
+    view, or his lookahead of one, two or three plies (``Game.lookahead_batch``), whichever ``obs``
+    is as wide as."""
     state = tree.states[b, node]
     width = tree.obs.shape[1]
     if width == view_size(rules):
         view_into(state, state[off_to_move(rules[R_HOLES])], rules, 1.0, tree.obs[slot])
     else:
-        plies = 1 if width == lookahead_width(rules, 1) else 2
+        plies = 1 if width == lookahead_width(rules, 1) else 2 if width == lookahead_width(rules, 2) else 3
         lookahead_into(state, rules, plies, work, tree.scratch, tree.obs[slot])
 
 

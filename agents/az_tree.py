@@ -47,7 +47,7 @@ class Tree(NamedTuple):
     leaf: np.ndarray  # int32 (B,)
     slot: np.ndarray  # int32 (B,)
     obs: np.ndarray  # float32 (B, observation_size or lookahead_size): the leaves to evaluate
-    scratch: np.ndarray  # int32 (2, state_size): the positions the lookahead plays moves on
+    scratch: np.ndarray  # int32 (3, state_size): the positions the lookahead plays moves on
 
 
 def input_width(game: Game, lookahead: int) -> int:
@@ -75,7 +75,7 @@ def new_tree(game: Game, batch: int, sims: int, lookahead: int = 0) -> Tree:
         leaf=np.zeros(batch, dtype=np.int32),
         slot=np.full(batch, -1, dtype=np.int32),
         obs=np.zeros((batch, input_width(game, lookahead)), dtype=np.float32),
-        scratch=np.zeros((2, game.state_size), dtype=np.int32),
+        scratch=np.zeros((3, game.state_size), dtype=np.int32),
     )
 
 

@@ -1,5 +1,5 @@
 """The ``mancala`` command: ``play``, ``tournament``, ``replay`` (and, from other modules,
-``train``, ``train-az``, ``evaluate``, ``optimality``, ``tablebase``, ``train-rllib``).
+``train``, ``train-az``, ``distill-az``, ``evaluate``, ``optimality``, ``tablebase``, ``train-rllib``).
 ``mancala <command> --help`` documents each one.
 
 Bad arguments, and the ``ValueError`` s the library raises for them, end in one line on stderr,
@@ -28,6 +28,7 @@ PROG = "mancala"
 EXTERNAL_COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("training.train_ppo", "train a MaskablePPO policy by self-play"),
     "train-az": ("training.train_alphazero", "train an AlphaZero-style agent by self-play"),
+    "distill-az": ("training.distill_az", "distil minimax over an az model's value into more plies"),
     "evaluate": ("training.evaluate", "evaluate agents or policies against baselines"),
     "optimality": ("agents.optimality", "how often an agent's moves keep the exact outcome"),
     "tablebase": ("mancala_envs.tablebase.cli", "build or probe an exact endgame tablebase"),

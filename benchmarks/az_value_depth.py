@@ -3,11 +3,10 @@ with the network's value at the leaves, played against a baseline on the strengt
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/az_value_depth.py --game en_dodoi --depths 1 2
 
-:class:`ValueMinimax` expands every legal move to ``depth`` plies through the core
-(``Game.apply_batch``); a finished position is worth its result, an unfinished leaf the network's
-value head (:meth:`agents.az_net.AZNet.value`) for its player to move. Values are credited by
-player id: at each node the player to move picks the best child for himself (turns are read from
-the states). Ties at the root are broken by the agent's generator. Each depth plays
+:class:`ValueMinimax` is :func:`agents.value_minimax.move_values` (every legal move expanded to
+``depth`` plies through the core; a finished position is worth its result, an unfinished leaf the
+network's value head for its player to move; values credited by player id). Ties at the root are
+broken by the agent's generator. Each depth plays
 :func:`agents.arena.play_match` against ``--opponent`` (``--games`` games, the game's default
 opening suite, arena seed ``--seed``): the same games as
 ``benchmarks/strength_alphazero.py --agents ... --opponents OPPONENT`` with that seed, so its rows
@@ -20,13 +19,12 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-import torch
 
 from agents.arena import play_match
 from agents.az import shipped_az_model
 from agents.az_net import AZNet, load_network
-from agents.az_search import known_results
 from agents.base import Agent
+from agents.value_minimax import move_values, network_value
 from mancala_envs import GAMES, Game, State, get_game
 
 
@@ -39,30 +37,10 @@ class ValueMinimax(Agent):
             raise ValueError(f"depth must be at least 1, got {depth}")
         self.net, self.depth, self.name = net, depth, f"value-minimax:depth={depth}"
 
-    def values(self, game: Game, states: np.ndarray, depth: int) -> np.ndarray:
-        """Each row's value for player 0 after ``depth`` more plies of minimax."""
-        finished, value = known_results(states, game.rules, False)
-        running = np.flatnonzero(~finished)
-        if running.size == 0:
-            return value
-        movers = states[running, game.layout.to_move]
-        if depth == 0:
-            with torch.inference_mode():
-                v = self.net.value(torch.from_numpy(game.counts_batch(states[running], movers))).numpy()
-            value[running] = np.where(movers == 0, v, -v)
-            return value
-        parents, actions = np.nonzero(game.legal_masks(states[running]))
-        children = self.values(game, game.apply_batch(states[running][parents], actions), depth - 1)
-        for k, row in enumerate(running):
-            mine = children[parents == k]
-            value[row] = mine.max() if movers[k] == 0 else mine.min()
-        return value
-
     def act(self, game: Game, state: State) -> int:
-        actions = np.flatnonzero(game.legal_mask(state))
-        children = game.apply_batch(np.repeat(state.array[None], len(actions), 0), actions)
-        v = self.values(game, children, self.depth - 1) * (1 if state.to_move == 0 else -1)
-        return int(self.rng.choice(actions[v >= v.max() - 1e-9]))
+        v = move_values(game, state.array[None], self.depth, network_value(game, self.net))[0]
+        actions = np.flatnonzero(~np.isnan(v))
+        return int(self.rng.choice(actions[v[actions] >= v[actions].max() - 1e-9]))
 
 
 def main() -> None:

@@ -406,17 +406,18 @@ class Game:
         return self._views(states, players, np.int32, 1)
 
     def lookahead_width(self, plies: int = 1) -> int:
-        """Entries of a :meth:`lookahead_batch` row of ``plies`` (1 or 2); ``lookahead_size`` is
-        the one-ply width."""
-        if isinstance(plies, bool) or plies not in (1, 2):
-            raise ValueError(f"a lookahead has 1 or 2 plies, got {plies!r}")
+        """Entries of a :meth:`lookahead_batch` row of ``plies`` (1, 2 or 3); ``lookahead_size``
+        is the one-ply width."""
+        if isinstance(plies, bool) or plies not in (1, 2, 3):
+            raise ValueError(f"a lookahead has 1, 2 or 3 plies, got {plies!r}")
         return int(lookahead_width(self.rules, plies))
 
     def lookahead_batch(self, states: np.ndarray, plies: int = 1) -> np.ndarray:
         """The player to move's lookahead of every row, ``int32 (batch, lookahead_width(plies))``:
         his raw-count view (:meth:`counts`), then per action ``[legal, he moves again, game over,
         his outcome]`` and his view after that move (zeros for illegal moves), and with
-        ``plies=2`` the same block for every action and every reply to it, from his side
+        ``plies=2`` the same block for every action and every reply to it, from his side, and
+        with ``plies=3`` for every move after those too
         (:func:`~mancala_envs.core.batch.lookahead_into`). Rows must be running."""
         width = self.lookahead_width(plies)
         self.check_states(states, full=False)

@@ -182,4 +182,4 @@ def test_shipped_models_load_and_play(name):
         agent = make_agent(spec)
         assert game.legal_mask(state)[agent.act(game, state)] == 1
     assert agent.model(game)[1]["game"] == name
-    assert agent.lookahead(game) == (2 if name == "en_dodoi" else 1)  # En Dodoi's reads replies too
+    assert agent.lookahead(game) == (3 if name == "en_dodoi" else 1)  # En Dodoi's reads three plies

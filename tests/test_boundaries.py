@@ -279,5 +279,5 @@ def test_network_agents_answer_an_empty_batch_and_lookahead_refuses_a_bool_ply()
         out = make_agent(spec).act_batch(game, game.initial_states(0))
         assert out.shape == (0,) and out.dtype == np.int64, spec
         assert make_agent(spec).act_batch(game, game.initial_states(2)).shape == (2,)
-    with pytest.raises(ValueError, match="1 or 2 plies"):
+    with pytest.raises(ValueError, match="1, 2 or 3 plies"):
         game.lookahead_batch(game.initial_states(1), plies=True)

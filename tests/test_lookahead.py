@@ -58,6 +58,23 @@ def plain_replies(game, state) -> list[int]:
     return row
 
 
+def plain_third_moves(game, state) -> list[int]:
+    """Per holes ``a``, ``b``, ``c``: the block of ``a``, ``b`` then ``c`` from the mover's side,
+    zeros when any of them is illegal or comes after the game ended."""
+    p, n, row, zeros = state.to_move, game.num_actions, [], [0] * (4 + game.observation_size)
+    for a in range(n):
+        after = game.apply(state, a) if a in game.legal_actions(state) else None
+        for b in range(n):
+            ok = after is not None and not after.is_over and b in game.legal_actions(after)
+            second = game.apply(after, b) if ok else None
+            for c in range(n):
+                if second is None or second.is_over or c not in game.legal_actions(second):
+                    row += zeros
+                else:
+                    row += plain_block(game, game.apply(second, c), p)
+    return row
+
+
 def running_positions(game, k: int = 60) -> list:
     out = []
     for seed in range(k):
@@ -91,8 +108,24 @@ def test_two_ply_lookahead_matches_apply_and_counts(name, params):
         assert row[game.lookahead_size :].tolist() == plain_replies(game, s)
     replies = rows[:, game.lookahead_size :].reshape(len(states), n * n, block)
     assert replies[:, :, 0].sum() > 0 and replies[:, :, 1].sum() > 0  # legal replies, mover again
-    with pytest.raises(ValueError, match="1 or 2 plies"):
-        game.lookahead_batch(rows[:0], plies=3)
+    with pytest.raises(ValueError, match="1, 2 or 3 plies"):
+        game.lookahead_batch(rows[:0], plies=4)
+
+
+@pytest.mark.parametrize(("name", "params"), CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_three_ply_lookahead_matches_apply_and_counts(name, params):
+    """``plies=3``: the two-ply row, then a block for every move after every move and reply."""
+    game = get_game(name, **params)
+    states = running_positions(game, 12)
+    n, block = game.num_actions, 4 + game.observation_size
+    two = game.lookahead_width(2)
+    assert game.lookahead_width(3) == two + n**3 * block
+    rows = game.lookahead_batch(np.stack([s.array for s in states]), plies=3)
+    assert rows.shape == (len(states), game.lookahead_width(3)) and rows.dtype == np.int32
+    for s, row in zip(states, rows, strict=True):
+        assert row[:two].tolist() == game.lookahead_batch(s.array[None], plies=2)[0].tolist()
+        assert row[two:].tolist() == plain_third_moves(game, s)
+    assert rows[:, two:].reshape(len(states), n**3, block)[:, :, 0].sum() > 0
 
 
 def test_lookahead_sees_game_ends():
@@ -250,29 +283,66 @@ def test_the_reply_encoder_starts_as_the_one_ply_network_and_reads_each_reply():
         network_config(game, [16, 16], 8, 10.0, lookahead=0, replies=4)
     with pytest.raises(ValueError, match="per-move head"):
         AZNet(6, game.observation_size, game.total_seeds, (16, 16), lookahead=0, replies=4)
-    with pytest.raises(ValueError, match="replies >= 0"):
+    with pytest.raises(ValueError, match="replies, third >= 0"):
         AZNet(6, game.observation_size, game.total_seeds, (16, 16), lookahead=8, replies=-1)
-    with pytest.raises(ValueError, match="1 or 2 plies"):
-        GumbelSearch(game, 1, 4, lookahead=3)
+    with pytest.raises(ValueError, match="1, 2 or 3 plies"):
+        GumbelSearch(game, 1, 4, lookahead=4)
 
 
-def test_a_two_ply_model_file_and_the_agent(tmp_path):
+def test_the_third_move_encoder_starts_as_the_two_ply_network_and_reads_each_third_move():
+    """A three-ply network loaded with a two-ply network's weights gives its logits and values
+    exactly; once its output layer is trained, changing one third move's block changes that
+    move's logit only, and never the value."""
+    game = get_game("en_dodoi", holes_per_row=6)
+    torch.manual_seed(0)
+    two = build_network(network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4)).eval()
+    torch.nn.init.normal_(two.reply_to_move.weight)
+    three = build_network(network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4, third=4)).eval()
+    load_first_ply(three, two.state_dict())
+    assert lookahead_plies(network_config(game, [16], 8, 10.0, lookahead=8, replies=4, third=4)) == 3
+    states = running_positions(game, 20)
+    rows = torch.from_numpy(game.lookahead_batch(np.stack([s.array for s in states]), 3).astype(np.float32))
+    with torch.no_grad():
+        l2, v2 = two(rows[:, : game.lookahead_width(2)])
+        l3, v3 = three(rows)
+        assert torch.equal(l2, l3) and torch.equal(v2, v3)
+        torch.nn.init.normal_(three.third_to_reply.weight)
+        n, block = game.num_actions, 4 + game.observation_size
+        s = states[0]
+        a = int(game.legal_actions(s)[0])
+        after = game.apply(s, a)
+        b = int(game.legal_actions(after)[0])
+        c = int(game.legal_actions(game.apply(after, b))[0])
+        y = rows[:1].clone()
+        y[0, game.lookahead_width(2) + ((a * n + b) * n + c) * block + 4] += 5.0  # a seed more there
+        lx, vx = three(rows[:1])
+        ly, vy = three(y)
+    assert (lx != ly)[0].nonzero().flatten().tolist() == [a] and torch.equal(vx, vy)
+    with pytest.raises(ValueError, match="needs the reply encoder"):
+        network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=0, third=4)
+
+
+@pytest.mark.parametrize("third", [0, 4], ids=["two-ply", "three-ply"])
+def test_a_two_or_three_ply_model_file_and_the_agent(tmp_path, third):
     game = get_game("en_dodoi", holes_per_row=6)
     torch.manual_seed(3)
-    config = network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4)
+    plies = 3 if third else 2
+    config = network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4, third=third)
     config["search"] = {"sims": 8, "max_considered": 4, "c_visit": 50.0, "c_scale": 0.1}
     net = build_network(config)
     torch.nn.init.normal_(net.reply_to_move.weight)
+    if third:
+        torch.nn.init.normal_(net.third_to_reply.weight)
     save_network(net, tmp_path / "r.json", config)
     loaded, saved = load_network(tmp_path / "r.json")
-    assert lookahead_plies(saved) == 2 and loaded.replies == 4
+    assert lookahead_plies(saved) == plies and loaded.replies == 4 and loaded.third == third
     states = running_positions(game, 20)
     batch = np.stack([s.array for s in states])
     with torch.no_grad():
-        logits, _ = loaded(torch.from_numpy(game.lookahead_batch(batch, 2).astype(np.float32)))
+        logits, _ = loaded(torch.from_numpy(game.lookahead_batch(batch, plies).astype(np.float32)))
     masks = game.legal_masks(batch).astype(bool)
     agent = AZAgent(path=tmp_path / "r.json", sims=0)
-    assert agent.lookahead(game) == 2
+    assert agent.lookahead(game) == plies
     expected = np.argmax(np.where(masks, logits.numpy(), -np.inf), axis=1)
     assert agent.act_batch(game, batch).tolist() == expected.tolist()
     searched = AZAgent(path=tmp_path / "r.json", sims=8)

@@ -185,3 +185,19 @@ class Run:
         fig.savefig(buf, format="png", dpi=110)
         plt.close(fig)
         atomic_write(self.run / "learning_curve.png", buf.getvalue())
+
+
+def final_az_report(book: Run, net: Any, title: str, summary: str) -> int:
+    """The end of an ``az`` training script: the final evaluation (Ctrl-C deferred to its end:
+    then exit 130) and the run's report, ``summary`` first; returns the exit status."""
+    from training.common import final_evaluation, final_report
+
+    a, run = book.a, book.run
+    print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
+    results = final_evaluation(
+        lambda: book.evaluate(net.eval(), a.final_eval_games), f"the network is saved: {run / 'az.json'}"
+    )
+    if results is None:
+        return 130
+    notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{book.command}`"]
+    return final_report(run, book.game, results, a, title, notes, [], f"az:path={run / 'az.json'}")

@@ -83,14 +83,12 @@ from typing import Any
 import numpy as np
 
 from mancala_envs import GAMES
-from training.az_run import Run, summary_writer
+from training.az_run import Run, final_az_report, summary_writer
 from training.az_selfplay import Replay, SelfPlay
 from training.common import (
     RunArgs,
     check_each,
     check_evaluation_args,
-    final_evaluation,
-    final_report,
     interrupted,
     make_game,
     next_session,
@@ -363,22 +361,11 @@ def train(a: Args, argv: list[str]) -> int:
         return interrupted(f"{book.positions} positions", run)
     finally:
         writer.close()
-    print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
-    results = final_evaluation(
-        lambda: book.evaluate(net.eval(), a.final_eval_games), f"the network is saved: {run / 'az.json'}"
-    )
-    if results is None:
-        return 130
-    notes = [
+    summary = (
         f"Network: `{run / 'az.json'}` after {book.positions} self-play positions, {book.updates} updates: "
-        f"{book.minutes():.1f} min of training with its evaluations.",
-        "",
-        "![learning curve](learning_curve.png)",
-        "",
-        f"Command: `{command}`",
-    ]
-    title = f"AlphaZero training report: {game.name}"
-    return final_report(run, game, results, a, title, notes, [], f"az:path={run / 'az.json'}")
+        f"{book.minutes():.1f} min of training with its evaluations."
+    )
+    return final_az_report(book, net, f"AlphaZero training report: {game.name}", summary)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -102,11 +102,12 @@ LOOKAHEAD_FLAGS = 4  # legal, the mover moves again, the game is over, the mover
 
 @kernel
 def lookahead_width(rules, plies):
-    """Entries of a lookahead row of ``plies`` (1 or 2): the view, ``n`` blocks for the moves and,
-    with 2 plies, ``n * n`` blocks for the replies (:func:`lookahead_into`)."""
+    """Entries of a lookahead row of ``plies`` (1, 2 or 3): the view, ``n`` blocks for the moves,
+    with 2 plies ``n * n`` blocks for the replies, with 3 ``n ** 3`` more for the third moves
+    (:func:`lookahead_into`)."""
     n = rules[R_HOLES]
     size = view_size(rules)
-    blocks = n + (n * n if plies >= 2 else 0)
+    blocks = n + (n * n if plies >= 2 else 0) + (n * n * n if plies >= 3 else 0)
     return size + blocks * (LOOKAHEAD_FLAGS + size)
 
 
@@ -133,9 +134,11 @@ def lookahead_into(state, rules, plies, work, scratch, out):
     entries): ``p``'s view of ``state``, then for each action ``a`` the block
     (:func:`move_block_into`) of the position after ``a``, and with ``plies`` = 2, for each
     ``a`` and each action ``b`` of whoever moves after ``a`` (block ``n + a * n + b``), the block
-    of the position after ``a`` then ``b``. Blocks of illegal moves, and replies after a move
-    that ends the game, are all zero. The positions after ``a`` and after ``b`` are played on
-    ``scratch[0]`` and ``scratch[1]``."""
+    of the position after ``a`` then ``b``, and with ``plies`` = 3, for each action ``c`` of
+    whoever moves after ``b`` (block ``n + n * n + (a * n + b) * n + c``), the block of the position
+    after ``a``, ``b`` then ``c`` — every block from ``p``'s side. Blocks of illegal moves, and
+    moves after a move that ends the game, are all zero. The positions after ``a``, ``b`` and
+    ``c`` are played on ``scratch[0]``, ``scratch[1]`` and ``scratch[2]``."""
     n = rules[R_HOLES]
     size = view_size(rules)
     p = state[off_to_move(n)]
@@ -143,7 +146,7 @@ def lookahead_into(state, rules, plies, work, scratch, out):
     block = LOOKAHEAD_FLAGS + size
     for i in range(size, lookahead_width(rules, plies)):
         out[i] = 0
-    first, second = scratch[0], scratch[1]
+    first, second, third = scratch[0], scratch[1], scratch[2]
     for a in range(n):
         if state[off_mask(n) + a] == 0:
             continue
@@ -152,15 +155,22 @@ def lookahead_into(state, rules, plies, work, scratch, out):
         if plies < 2 or first[off_status(n)] != RUNNING:
             continue
         for b in range(n):
-            if first[off_mask(n) + b] != 0:
-                at = size + (n + a * n + b) * block
-                move_block_into(first, b, p, rules, work, second, out[at : at + block])
+            if first[off_mask(n) + b] == 0:
+                continue
+            at = size + (n + a * n + b) * block
+            move_block_into(first, b, p, rules, work, second, out[at : at + block])
+            if plies < 3 or second[off_status(n)] != RUNNING:
+                continue
+            for c in range(n):
+                if second[off_mask(n) + c] != 0:
+                    at = size + (n + n * n + (a * n + b) * n + c) * block
+                    move_block_into(second, c, p, rules, work, third, out[at : at + block])
 
 
 @njit(cache=True)
 def lookahead_batch(states, rules, plies, out):
     """:func:`lookahead_into` for every (running) row."""
     work = new_work(rules[R_HOLES])
-    scratch = np.empty((2, states.shape[1]), dtype=states.dtype)
+    scratch = np.empty((3, states.shape[1]), dtype=states.dtype)
     for i in range(states.shape[0]):
         lookahead_into(states[i], rules, plies, work, scratch, out[i])

@@ -1,0 +1,167 @@
+"""agents/value_minimax.py against a plain recursive minimax written here; training/distill_az.py:
+its targets, a short run that learns its labels, the same run after a Ctrl-C and a resume, the run
+folder and bad arguments."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import interrupt_training
+
+from agents.az_net import build_network, load_network, network_config, save_network
+from agents.registry import make_agent
+from agents.value_minimax import minimax_values, move_values
+from mancala_envs import get_game
+from tests.golden_search import random_position
+from training.distill_az import main as distill_main
+from training.distill_az import targets
+
+GAME = get_game("en_dodoi", holes_per_row=6)
+
+
+def stub_value(states: np.ndarray, movers: np.ndarray) -> np.ndarray:
+    """A fixed value for the mover: a smooth function of the board and the captures."""
+    board, captured = (
+        states[:, GAME.layout.board].astype(float),
+        states[:, GAME.layout.captured].astype(float),
+    )
+    mine = np.where(movers == 0, captured[:, 0], captured[:, 1]) - np.where(
+        movers == 0, captured[:, 1], captured[:, 0]
+    )
+    return np.tanh(0.1 * mine + 0.01 * (board * np.arange(board.shape[1])).sum(1) / 10 - 0.2)
+
+
+def plain_value(state, depth: int) -> float:
+    """Player 0's value of ``state`` by minimax to ``depth`` plies over :func:`stub_value`."""
+    if state.is_over:
+        return 0.0 if state.winner in (-1, None) else 1.0 if state.winner == 0 else -1.0
+    p = state.to_move
+    if depth == 0:
+        v = float(stub_value(state.array[None], np.array([p]))[0])
+        return v if p == 0 else -v
+    children = [plain_value(GAME.apply(state, a), depth - 1) for a in GAME.legal_actions(state)]
+    return max(children) if p == 0 else min(children)
+
+
+def test_minimax_values_match_a_plain_recursive_minimax():
+    states = [random_position(GAME, k, 300 + k) for k in range(0, 80, 4)]
+    states = [s for s in states if not s.is_over][:12]
+    batch = np.stack([s.array for s in states])
+    for depth in (0, 1, 2, 3):
+        got = minimax_values(GAME, batch, depth, stub_value)
+        assert np.allclose(got, [plain_value(s, depth) for s in states]), depth
+    moves = move_values(GAME, batch, 3, stub_value)
+    for s, row in zip(states, moves, strict=True):
+        legal = set(GAME.legal_actions(s))
+        sign = 1 if s.to_move == 0 else -1
+        for a in range(GAME.num_actions):
+            if a in legal:
+                assert row[a] == pytest.approx(sign * plain_value(GAME.apply(s, a), 2))
+            else:
+                assert np.isnan(row[a])
+    with pytest.raises(ValueError, match="depth"):
+        move_values(GAME, batch, 0, stub_value)
+
+
+def test_targets_are_uniform_over_the_best_moves():
+    values = np.array([[0.5, np.nan, 0.5, -1.0], [np.nan, -0.2, -0.3, np.nan]], dtype=np.float32)
+    legal, policy, value = targets(values)
+    assert legal.tolist() == [[True, False, True, True], [False, True, True, False]]
+    assert policy.tolist() == [[0.5, 0.0, 0.5, 0.0], [0.0, 1.0, 0.0, 0.0]]
+    assert value.tolist() == pytest.approx([0.5, -0.2])
+
+
+def tiny_teacher(tmp_path: Path) -> Path:
+    """A small two-ply az model of the 6-hole game (random weights) to label and start from."""
+    torch.manual_seed(5)
+    config = network_config(GAME, [32, 32], 8, 10.0, lookahead=8, replies=4)
+    config["search"] = {
+        "sims": 8,
+        "max_considered": 4,
+        "c_visit": 50.0,
+        "c_scale": 0.1,
+        "settle_decided": True,
+    }
+    path = tmp_path / "teacher.json"
+    save_network(build_network(config), path, config)
+    return path
+
+
+def tiny_args(teacher: Path, run: Path, *extra: str) -> list[str]:
+    return [
+        "--game", "en_dodoi", "--holes-per-row", "6", "--teacher", str(teacher), "--hidden", "32", "32",
+        "--one-hot-max", "8", "--lookahead", "8", "--replies", "4", "--third", "4", "--positions", "6000",
+        "--holdout", "1000", "--games", "64", "--batch-size", "128", "--eval-games", "2",
+        "--final-eval-games", "2", "--eval-sims", "2", "--eval-opponents", "random",
+        "--eval-net-opponents", "random", "--train-openings", "100", "--out", str(run), *extra,
+    ]  # fmt: skip
+
+
+def test_a_short_run_learns_its_labels_and_resumes_to_the_same_network(tmp_path):
+    teacher = tiny_teacher(tmp_path)
+    whole = tmp_path / "whole"
+    assert distill_main(tiny_args(teacher, whole, "--epochs", "4")) == 0
+    for name in (
+        "config.json",
+        "command.txt",
+        "data.npz",
+        "az.json",
+        "checkpoint.pt",
+        "state.json",
+        "report.md",
+    ):
+        assert (whole / name).is_file(), name
+    net, config = load_network(whole / "az.json")
+    assert config["network"]["third"] == 4 and config["trained"]["updates"] == 4 * (5000 // 128)
+    assert config["search"]["sims"] == 8 and "minimax to 3 plies" in config["trained"]["expert"]
+    with np.load(whole / "data.npz") as data:
+        states, values = data["states"], data["values"]
+    legal, policy, _ = targets(values[:1000])
+    start, _ = load_network(teacher)
+
+    def agreement(model, plies: int) -> float:
+        with torch.no_grad():
+            logits, _ = model(torch.from_numpy(GAME.lookahead_batch(states[:1000], plies).astype(np.float32)))
+        moves = np.argmax(np.where(legal, logits.numpy(), -np.inf), axis=1)
+        return float((policy[np.arange(1000), moves] > 0).mean())
+
+    assert agreement(net, 3) >= agreement(start, 2) + 0.05, (agreement(start, 2), agreement(net, 3))
+    assert make_agent(f"az:path={whole / 'az.json'},sims=4").act(GAME, GAME.initial_state()) in range(6)
+    # the same run stopped by Ctrl-C in its second epoch, then resumed, ends with the same weights
+    part = tmp_path / "part"
+    args = tiny_args(teacher, part, "--epochs", "4", "--save-every", "1")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+    def one_epoch_saved() -> bool:
+        state = part / "state.json"
+        return state.is_file() and json.loads(state.read_text())["updates"] >= 5000 // 128
+
+    interrupt_training("training.distill_az", args, one_epoch_saved, env)
+    assert distill_main(["--resume", str(part)]) == 0
+    resumed, final = (
+        torch.load(part / "az.pt", weights_only=True),
+        torch.load(whole / "az.pt", weights_only=True),
+    )
+    assert all(torch.equal(resumed[k], final[k]) for k in final)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--depth", "0"], "--depth"),
+        (["--holdout", "5900"], "must leave a --batch-size"),
+        (["--replies", "0"], "needs the reply encoder"),
+        (["--teacher", "/nonexistent.json"], "--teacher /nonexistent.json: not an az model"),
+        (["--hidden", "16"], "--init-from"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
+    teacher = tiny_teacher(tmp_path)
+    assert distill_main([*tiny_args(teacher, tmp_path / "x"), *flags]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x" / "config.json").exists()

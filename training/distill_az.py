@@ -1,0 +1,393 @@
+"""Distil minimax over an ``az`` model's value head into a network that reads more plies: expert
+iteration with a full-width minimax expert (``mancala distill-az``).
+
+    python -m training.distill_az --game en_dodoi --teacher ONE_PLY.json --out runs/distill_en_dodoi
+    python -m training.distill_az --resume runs/distill_en_dodoi
+
+One readable script in the CleanRL manner (the arguments are the fields of :class:`Args`).
+
+**Positions.** ``games`` games at once, each from a random opening of the game (1 to its suite's
+most plies; ``train_openings`` of them, seeded), are played by the teacher's network alone,
+sampling its move from ``softmax(logits / temperature)``, until ``positions`` positions are seen.
+
+**Labels.** Each position is searched by full-width minimax to ``depth`` plies over the teacher's
+value head (:mod:`agents.value_minimax`: finished positions count their result; values credited by
+player id). The policy target is uniform over the moves of the best value (ties within 1e-9), the
+value target is that best value, for the player to move.
+
+**Student.** The network of ``lookahead`` / ``replies`` / ``third`` (``third`` > 0: it reads three
+plies, ``Game.lookahead_batch(states, plies=3)``, built per minibatch from the stored positions),
+started from ``init_from`` (default: the teacher) — the layers it shares with it, new encoders at
+zero effect (:func:`agents.az_net.load_first_ply`). ``epochs`` passes over the labelled positions
+(a held-out ``holdout`` of them aside), AdamW at ``learning_rate`` with a cosine decay to 0, loss
+``cross-entropy(policy target, masked logits) + value_weight * (value - target)^2``.
+
+**Evaluation** before the first epoch and after each: ``az`` with ``eval_sims`` simulations against
+``eval_opponents`` and the network alone against ``eval_net_opponents`` (``eval_games`` games over
+the default opening suite), and the held-out agreement (how often the network's move is a best
+move of the labels): ``eval.csv``, ``metrics.csv``, TensorBoard, ``learning_curve.png``.
+
+**Run folder** (``--out``; default ``runs/distill_<game>-seed<seed>``): ``config.json``,
+``command.txt``, ``git_revision.txt``, ``data.npz`` (the positions and their move values, written
+once labelled), ``az.json`` + ``az.pt`` (the student in the agent's safe format:
+``make_agent("az:path=RUN/az.json")``; its ``search`` entry is the teacher's), ``checkpoint.pt``
+(network, optimizer, schedule; ``weights_only=True``), ``state.json`` (written last), the logs, and
+at the end ``report.md`` / ``report.json``.
+
+**Resume, Ctrl-C.** ``--resume RUN`` continues where the run stopped: the positions are generated
+again if ``data.npz`` was not written yet (they are the same: the seed decides them), else the
+epochs go on from the last saved minibatch. Ctrl-C while training saves a checkpoint at the next
+minibatch (exit 130). Each epoch's order is drawn from ``(seed, epoch)``, so a resumed run trains on
+the same minibatches; on CPU torch runs with ``use_deterministic_algorithms``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.files import atomic_write
+from mancala_envs import GAMES
+from training.az_run import Run, final_az_report, summary_writer
+from training.common import (
+    RunArgs,
+    check_each,
+    check_evaluation_args,
+    interrupted,
+    make_game,
+    next_session,
+    parse_run_args,
+    record_run,
+    script_main,
+    start_run,
+)
+
+RESUMABLE = ("torch_threads",)
+
+
+@dataclass
+class Args(RunArgs):
+    """Every argument (``--field-name`` on the command line): the shared ones
+    (:class:`training.common.RunArgs`) and these."""
+
+    game: str = field(default="en_dodoi", metadata={"help": "the game", "choices": GAMES})
+    teacher: str | None = field(
+        default=None, metadata={"help": "the az model whose value head labels (none: the shipped one)"}
+    )
+    init_from: str | None = field(
+        default=None, metadata={"help": "the student's starting az model (none: the teacher)"}
+    )
+    depth: int = field(default=3, metadata={"help": "plies of the minimax labels"})
+    positions: int = field(default=1_000_000, metadata={"help": "positions to label"})
+    games: int = field(default=256, metadata={"help": "games played at once for the positions"})
+    temperature: float = field(default=1.0, metadata={"help": "the teacher's sampling temperature"})
+    hidden: list[int] = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layers"})
+    one_hot_max: int = field(default=20, metadata={"help": "one-hot seed counts 0..N in the input"})
+    lookahead: int = field(default=64, metadata={"help": "width of the per-move head"})
+    replies: int = field(default=32, metadata={"help": "width of the reply encoder (two plies)"})
+    third: int = field(default=32, metadata={"help": "width of the third-move encoder (0: two plies)"})
+    epochs: int = field(default=3, metadata={"help": "passes over the labelled positions"})
+    batch_size: int = field(default=512, metadata={"help": "positions per update"})
+    learning_rate: float = field(default=1e-3, metadata={"help": "AdamW learning rate (cosine to 0)"})
+    weight_decay: float = field(default=1e-4, metadata={"help": "AdamW weight decay"})
+    value_weight: float = field(default=1.0, metadata={"help": "weight of the value loss"})
+    holdout: int = field(default=10_000, metadata={"help": "labelled positions kept out of training"})
+    save_every: int = field(default=200, metadata={"help": "updates between checkpoints"})
+    eval_games: int = field(default=40, metadata={"help": "games per opponent per evaluation (even)"})
+    final_eval_games: int = field(default=100, metadata={"help": "games per opponent, final report (even)"})
+    eval_sims: int = field(default=32, metadata={"help": "simulations per move of the evaluated agent"})
+    eval_opponents: list[str] = field(
+        default_factory=lambda: ["greedy", "minimax:depth=2"],
+        metadata={"help": "agent specs the searching agent is evaluated against"},
+    )
+    eval_net_opponents: list[str] = field(
+        default_factory=lambda: ["minimax:depth=2"],
+        metadata={"help": "agent specs the network alone (sims=0) is evaluated against"},
+    )
+
+
+def resolve_args(argv: list[str] | None = None) -> Args:
+    """Dataclass defaults < command line (or the run's config.json < RESUMABLE flags)."""
+    description = "Distil minimax over an az model's value head (training/distill_az.py)."
+    args = parse_run_args(Args, "mancala distill-az", description, argv, RESUMABLE)
+    check_args(args)
+    return args
+
+
+def check_args(a: Args) -> None:
+    """``ValueError`` naming the first bad argument (before anything is built or played)."""
+    positive = ("depth", "positions", "games", "epochs", "batch_size", "train_openings", "one_hot_max")
+    check_each(a, (*positive, "eval_sims", "torch_threads", "save_every"), lambda v: v >= 1, ">= 1")
+    check_each(a, ("learning_rate", "temperature", "obs_scale"), lambda v: v > 0, "positive")
+    non_negative = ("weight_decay", "value_weight", "holdout", "lookahead", "replies", "third")
+    check_each(a, non_negative, lambda v: v >= 0, ">= 0")
+    if a.positions - a.holdout < a.batch_size:
+        raise ValueError(
+            f"--positions ({a.positions}) less --holdout ({a.holdout}) must leave a --batch-size "
+            f"({a.batch_size}) to train on"
+        )
+    if not a.hidden or min(a.hidden) < 1:
+        raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
+    from agents.az_net import check_plies
+
+    check_plies(a.lookahead, a.replies, a.third)
+    check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
+    teacher_and_student(a)  # a bad --teacher or --init-from fails before the run folder is made
+
+
+def teacher_and_student(a: Args) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
+    """The teacher's network and config, and the student's (built from the arguments, loaded with
+    ``init_from``'s layers); ``ValueError`` for a model of another game or network shape."""
+    from agents.az import shipped_az_model
+    from agents.az_net import build_network, load_first_ply, load_network, network_config
+
+    game = make_game(a)
+    path = a.teacher or str(shipped_az_model(game))
+    models = {}
+    for flag, file in (("--teacher", path), ("--init-from", a.init_from or path)):
+        try:
+            models[flag] = load_network(file)
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{flag} {file}: not an az model ({e})") from None
+        if (models[flag][1]["game"], models[flag][1]["params"]) != (game.name, dict(game.params)):
+            raise ValueError(f"{flag} {file}: a model of another game ({models[flag][1]['game']})")
+    teacher, teacher_config = models["--teacher"]
+    config = network_config(game, a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies, a.third)
+    student = build_network(config)
+    try:
+        load_first_ply(student, models["--init-from"][0].state_dict())
+    except ValueError as e:
+        raise ValueError(f"--init-from {a.init_from or path}: {e}") from None
+    return teacher, teacher_config, student, config
+
+
+def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, Any]) -> np.ndarray:
+    """``positions`` running states of the teacher's sampled games (module docstring)."""
+    import torch
+
+    from agents.az_net import lookahead_plies
+    from agents.az_search import network_inputs
+    from agents.openings import DEFAULT_PLIES, random_openings
+
+    rng = np.random.default_rng(a.seed)
+    plies = lookahead_plies(teacher_config)
+    starts = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
+    states = np.stack([s.array for s in starts[: a.games]]).astype(np.int32)
+    begun, rows, seen = len(states), [], 0
+    while seen < a.positions:
+        for i in np.flatnonzero(~game.legal_masks(states).any(axis=1)):  # a game over: a new one
+            states[i], begun = starts[begun % len(starts)].array, begun + 1
+        rows.append(states.copy())
+        seen += len(states)
+        with torch.inference_mode():
+            logits, _ = teacher(torch.from_numpy(network_inputs(game, states, plies)))
+        logits = np.where(game.legal_masks(states), logits.numpy() / a.temperature, -np.inf)
+        states = game.apply_batch(states, np.argmax(logits + rng.gumbel(size=logits.shape), axis=1))
+    return np.concatenate(rows)[: a.positions]
+
+
+def label(a: Args, game: Any, states: np.ndarray, teacher: Any, chunk: int = 2000) -> np.ndarray:
+    """``(N, n)`` float32: each move's minimax value to ``depth`` plies for the mover (nan: illegal)."""
+    from agents import interrupts
+    from agents.value_minimax import move_values, network_value
+
+    value = network_value(game, teacher)
+    out = np.empty((len(states), game.num_actions), dtype=np.float32)
+    for i in range(0, len(states), chunk):
+        out[i : i + chunk] = move_values(game, states[i : i + chunk], a.depth, value)
+        interrupts.check()
+    return out
+
+
+def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The legal masks, the policy targets (uniform over the best moves) and the value targets."""
+    legal = ~np.isnan(values)
+    v = np.where(legal, values, -np.inf)
+    best = v.max(axis=1, keepdims=True)
+    policy = (v >= best - 1e-9).astype(np.float32)
+    return legal, policy / policy.sum(axis=1, keepdims=True), best[:, 0].astype(np.float32)
+
+
+class DistillRun(Run):
+    """:class:`training.az_run.Run` for this script: ``positions`` counts labelled positions and
+    the step within the epochs is ``updates``; the model records the teacher."""
+
+    def __init__(self, a: Args, run: Path, game: Any, command: str, state: dict, device: str, configs: tuple):
+        super().__init__(a, run, game, command, state, device)
+        self.network_config, self.teacher_config = configs
+
+    def az_config(self) -> dict[str, Any]:
+        from training.common import git_revision
+
+        a = self.a
+        trained = {
+            "positions": self.positions,
+            "updates": self.updates,
+            "minutes": round(self.minutes(), 2),
+            "expert": f"minimax to {a.depth} plies over the teacher's value head",
+            "teacher": a.teacher or "the shipped model",
+            "teacher_trained": self.teacher_config.get("trained", {}),
+        }
+        if a.init_from is not None:
+            trained["init_from"] = a.init_from
+        return {
+            **self.network_config,
+            "search": dict(self.teacher_config.get("search", {})),
+            "trained": {**trained, "command": self.command, "git": git_revision()},
+        }
+
+    def save(self, net: Any, optimizer: Any, schedule: Any) -> None:
+        """Network files and checkpoint first, ``state.json`` last (never ahead of them)."""
+        import torch
+
+        from agents.az_net import save_network
+
+        save_network(net, self.run / "az", self.az_config())
+        buf = io.BytesIO()
+        torch.save(
+            {"net": net.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict()},
+            buf,
+        )
+        atomic_write(self.run / "checkpoint.pt", buf.getvalue())
+        state = {"positions": self.positions, "updates": self.updates, "evals": self.history}
+        state |= {"wall_seconds": self.minutes() * 60, "labelled": True}
+        atomic_write(self.run / "state.json", json.dumps(state, indent=1))
+
+
+def train(a: Args, argv: list[str]) -> int:
+    """Run (or resume) the distillation described by ``a``; returns the exit status."""
+    import torch
+
+    from agents import interrupts
+    from agents.az_net import input_plies
+    from agents.az_search import network_inputs
+
+    torch.manual_seed(a.seed)  # the student's new encoders
+    teacher, teacher_config, net, network_config = teacher_and_student(a)
+    game, run, device, state, _ = start_run(a, "runs/distill_", "updates")
+    command = record_run(run, a, device, "training.distill_az", argv)
+    book = DistillRun(a, run, game, command, state, device, (network_config, teacher_config))
+    net = net.to(device)
+    per_epoch = (a.positions - a.holdout) // a.batch_size
+    optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, a.epochs * per_epoch))
+    if state.get("labelled") and (run / "checkpoint.pt").is_file():
+        try:
+            saved = torch.load(run / "checkpoint.pt", map_location=device, weights_only=True)
+            net.load_state_dict(saved["net"])
+            optimizer.load_state_dict(saved["optimizer"])
+            schedule.load_state_dict(saved["schedule"])
+        except Exception as e:  # a damaged file or the weights of another network
+            raise ValueError(f"{run / 'checkpoint.pt'}: cannot resume from it ({type(e).__name__})") from None
+        print(f"resuming {run} at update {book.updates} of {a.epochs * per_epoch}", flush=True)
+    writer = summary_writer(next_session(run))
+    plies = input_plies(a.lookahead, a.replies, a.third)
+    try:
+        with interrupts.deferred_interrupts():
+            states, values = labelled_positions(a, game, teacher, teacher_config, run)
+            book.positions = len(states)
+            legal, policy, value = targets(values)
+            order = np.random.default_rng(a.seed).permutation(len(states))
+            held, train_rows = order[: a.holdout], order[a.holdout :]
+            if not book.history:
+                book.periodic_evaluation(net.eval(), writer)  # the starting network: the curve's origin
+                book.save(net, optimizer, schedule)
+            print(f"training {a.epochs} epochs of {per_epoch} updates on {run}, device {device}", flush=True)
+            while book.updates < a.epochs * per_epoch:
+                epoch, step = divmod(book.updates, per_epoch)
+                rows = np.random.default_rng([a.seed, epoch]).permutation(train_rows)
+                net.train()
+                for k in range(step, per_epoch):
+                    batch = rows[k * a.batch_size : (k + 1) * a.batch_size]
+                    inputs = torch.from_numpy(network_inputs(game, states[batch], plies))
+                    logits, v = net(inputs.to(device))
+                    mask = torch.from_numpy(legal[batch]).to(device)
+                    log_p = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+                    policy_loss = -(torch.from_numpy(policy[batch]).to(device) * log_p).sum(1).mean()
+                    value_loss = ((v - torch.from_numpy(value[batch]).to(device)) ** 2).mean()
+                    optimizer.zero_grad(set_to_none=True)
+                    (policy_loss + a.value_weight * value_loss).backward()
+                    optimizer.step()
+                    schedule.step()
+                    book.updates += 1
+                    if book.updates % a.save_every == 0:
+                        losses = {"loss_policy": policy_loss.item(), "loss_value": value_loss.item()}
+                        book.log_iteration(
+                            losses | {"updates": book.updates, "minutes": book.minutes()}, writer
+                        )
+                        book.save(net, optimizer, schedule)
+                    interrupts.check()
+                agreement = held_out_agreement(
+                    net.eval(), game, states[held], policy[held], legal[held], plies
+                )
+                writer.add_scalar("held_out_agreement", agreement, book.updates)
+                print(f"epoch {epoch + 1}: held-out agreement with the labels {agreement:.3f}", flush=True)
+                book.periodic_evaluation(net, writer)
+                book.save(net, optimizer, schedule)
+    except KeyboardInterrupt:
+        if not (run / "data.npz").is_file():
+            print(
+                f"\ninterrupted before the labels were written: --resume {run} makes them again", flush=True
+            )
+            return 130
+        book.save(net, optimizer, schedule)
+        return interrupted(f"update {book.updates}", run)
+    finally:
+        writer.close()
+    summary = (
+        f"Network: `{run / 'az.json'}` after {book.updates} updates on {book.positions} positions "
+        f"labelled by minimax to {a.depth} plies: {book.minutes():.1f} min with its evaluations."
+    )
+    return final_az_report(book, net, f"Distillation report: {game.name}", summary)
+
+
+def labelled_positions(a: Args, game: Any, teacher: Any, teacher_config: dict, run: Path) -> tuple:
+    """The run's ``data.npz`` (states, move values), made and written first if it is not there."""
+    path = run / "data.npz"
+    if path.is_file():
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return data["states"], data["values"]
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"{path}: not this run's labelled positions ({type(e).__name__}: {e})") from None
+    start = time.perf_counter()
+    states = make_positions(a, game, teacher, teacher_config)
+    print(f"{len(states)} positions in {time.perf_counter() - start:.0f} s; labelling them", flush=True)
+    values = label(a, game, states, teacher)
+    buf = io.BytesIO()
+    np.savez(buf, states=states, values=values)
+    atomic_write(path, buf.getvalue())
+    print(f"labelled in {time.perf_counter() - start:.0f} s in all: {path}", flush=True)
+    return states, values
+
+
+def held_out_agreement(net: Any, game: Any, states, policy, legal, plies: int) -> float:
+    """How often the network's move is a best move of the labels, on the held-out positions."""
+    import torch
+
+    from agents.az_search import network_inputs
+
+    hits = 0
+    for i in range(0, len(states), 1024):
+        with torch.inference_mode():
+            inputs = torch.from_numpy(network_inputs(game, states[i : i + 1024], plies))
+            logits, _ = net(inputs.to(next(net.parameters()).device))
+        moves = np.argmax(np.where(legal[i : i + 1024], logits.cpu().numpy(), -np.inf), axis=1)
+        hits += int((policy[i : i + 1024][np.arange(len(moves)), moves] > 0).sum())
+    return hits / max(1, len(states))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``mancala distill-az`` / ``python -m training.distill_az``; returns the exit status."""
+    return script_main("mancala distill-az", resolve_args, train, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
