@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,20 @@ METRIC_COLUMNS = (
     "loss_value",
     "loss_policy_kl",
 )
+
+
+@dataclass
+class AZEvalArgs:
+    """The evaluation arguments of the ``az`` training scripts (each adds its ``eval_opponents``,
+    the opponents of the searching agent, which :meth:`Run.evaluate` reads too)."""
+
+    eval_games: int = field(default=40, metadata={"help": "games per opponent per evaluation (even)"})
+    final_eval_games: int = field(default=100, metadata={"help": "games per opponent, final report (even)"})
+    eval_sims: int = field(default=32, metadata={"help": "simulations per move of the evaluated agent"})
+    eval_net_opponents: list[str] = field(
+        default_factory=lambda: ["minimax:depth=2"],
+        metadata={"help": "agent specs the network alone (sims=0) is evaluated against"},
+    )
 
 
 class NullWriter:

@@ -55,7 +55,7 @@ import numpy as np
 
 from agents.files import atomic_write
 from mancala_envs import GAMES
-from training.az_run import Run, final_az_report, summary_writer
+from training.az_run import AZEvalArgs, Run, final_az_report, summary_writer
 from training.common import (
     RunArgs,
     check_each,
@@ -73,7 +73,7 @@ RESUMABLE = ("torch_threads",)
 
 
 @dataclass
-class Args(RunArgs):
+class Args(AZEvalArgs, RunArgs):
     """Every argument (``--field-name`` on the command line): the shared ones
     (:class:`training.common.RunArgs`) and these."""
 
@@ -100,16 +100,9 @@ class Args(RunArgs):
     value_weight: float = field(default=1.0, metadata={"help": "weight of the value loss"})
     holdout: int = field(default=10_000, metadata={"help": "labelled positions kept out of training"})
     save_every: int = field(default=200, metadata={"help": "updates between checkpoints"})
-    eval_games: int = field(default=40, metadata={"help": "games per opponent per evaluation (even)"})
-    final_eval_games: int = field(default=100, metadata={"help": "games per opponent, final report (even)"})
-    eval_sims: int = field(default=32, metadata={"help": "simulations per move of the evaluated agent"})
     eval_opponents: list[str] = field(
         default_factory=lambda: ["greedy", "minimax:depth=2"],
         metadata={"help": "agent specs the searching agent is evaluated against"},
-    )
-    eval_net_opponents: list[str] = field(
-        default_factory=lambda: ["minimax:depth=2"],
-        metadata={"help": "agent specs the network alone (sims=0) is evaluated against"},
     )
 
 

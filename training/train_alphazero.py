@@ -83,7 +83,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs import GAMES
-from training.az_run import Run, final_az_report, summary_writer
+from training.az_run import AZEvalArgs, Run, final_az_report, summary_writer
 from training.az_selfplay import Replay, SelfPlay
 from training.common import (
     RunArgs,
@@ -102,7 +102,7 @@ RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
 
 
 @dataclass
-class Args(RunArgs):
+class Args(AZEvalArgs, RunArgs):
     """Every argument of a training run (``--field-name`` on the command line): the shared ones
     (:class:`training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
 
@@ -172,16 +172,9 @@ class Args(RunArgs):
     )
     # evaluation
     eval_every: int = field(default=200_000, metadata={"help": "self-play positions between evaluations"})
-    eval_games: int = field(default=40, metadata={"help": "games per opponent per evaluation (even)"})
-    final_eval_games: int = field(default=100, metadata={"help": "games per opponent, final report (even)"})
-    eval_sims: int = field(default=32, metadata={"help": "simulations per move of the evaluated agent"})
     eval_opponents: list[str] = field(
         default_factory=lambda: ["greedy", "minimax:depth=2", "minimax:depth=4", "mcts:sims=200"],
         metadata={"help": "agent specs the searching agent is evaluated against"},
-    )
-    eval_net_opponents: list[str] = field(
-        default_factory=lambda: ["minimax:depth=2"],
-        metadata={"help": "agent specs the network alone (sims=0) is evaluated against"},
     )
 
 
