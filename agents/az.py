@@ -137,11 +137,14 @@ class AZAgent(NetworkAgent):
     def lookahead(self, game: Game) -> int:
         """The plies of the lookahead rows the model reads (0: raw counts), from its config or,
         for a network given without one, from the network itself."""
-        from agents.az_net import input_plies, lookahead_plies
+        from agents.az_net import AZNet, input_plies, lookahead_plies
 
         net, config = self.model(game)
         from_network = input_plies(*(getattr(net, k, 0) for k in ("lookahead", "replies", "third")))
-        return lookahead_plies(config) or from_network
+        from_config = lookahead_plies(config)
+        if config.get("network") and isinstance(net, AZNet) and from_config != from_network:
+            raise ValueError(f"the az config's network reads {from_config} plies, the network {from_network}")
+        return from_config or from_network
 
     def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
         """The mover's raw-count views, or his lookahead rows for a model that reads them."""

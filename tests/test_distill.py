@@ -4,6 +4,7 @@ folder and bad arguments."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -142,12 +143,35 @@ def test_a_short_run_learns_its_labels_and_resumes_to_the_same_network(tmp_path)
         return state.is_file() and json.loads(state.read_text())["updates"] >= 5000 // 128
 
     interrupt_training("training.distill_az", args, one_epoch_saved, env)
+    stopped = json.loads((part / "state.json").read_text())["updates"]
+    assert 5000 // 128 <= stopped < 4 * (5000 // 128)  # stopped before the end
     assert distill_main(["--resume", str(part)]) == 0
-    resumed, final = (
-        torch.load(part / "az.pt", weights_only=True),
-        torch.load(whole / "az.pt", weights_only=True),
-    )
+    resumed = torch.load(part / "az.pt", weights_only=True)
+    final = torch.load(whole / "az.pt", weights_only=True)
     assert all(torch.equal(resumed[k], final[k]) for k in final)
+    assert evaluated_updates(part) == evaluated_updates(whole) == [k * (5000 // 128) for k in range(5)]
+
+
+def evaluated_updates(run: Path) -> list[int]:
+    """The updates at which the run's eval.csv has evaluations."""
+    with open(run / "eval.csv", encoding="utf-8") as fh:
+        return sorted({int(row["updates"]) for row in csv.DictReader(fh)})
+
+
+def test_a_resume_evaluates_an_epoch_left_unevaluated_and_needs_the_checkpoint(tmp_path, capsys):
+    """A run stopped between its last update and that epoch's evaluation evaluates it on --resume;
+    a run folder without its checkpoint is refused."""
+    run = tmp_path / "run"
+    assert distill_main(tiny_args(tiny_teacher(tmp_path), run, "--epochs", "1")) == 0
+    state = json.loads((run / "state.json").read_text())
+    state["evals"] = [e for e in state["evals"] if e["updates"] == 0]  # as if stopped before it
+    (run / "state.json").write_text(json.dumps(state))
+    assert distill_main(["--resume", str(run)]) == 0
+    assert "epoch 1: held-out agreement" in capsys.readouterr().out
+    assert evaluated_updates(run) == [0, 5000 // 128]
+    (run / "checkpoint.pt").unlink()
+    assert distill_main(["--resume", str(run)]) == 2
+    assert "not its checkpoint.pt" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

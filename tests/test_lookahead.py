@@ -320,6 +320,9 @@ def test_the_third_move_encoder_starts_as_the_two_ply_network_and_reads_each_thi
     assert (lx != ly)[0].nonzero().flatten().tolist() == [a] and torch.equal(vx, vy)
     with pytest.raises(ValueError, match="needs the reply encoder"):
         network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=0, third=4)
+    two_config = network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4)
+    with pytest.raises(ValueError, match="reads 2 plies, the network 3"):
+        AZAgent(network=three, config=two_config, sims=0).act(game, states[0])
 
 
 @pytest.mark.parametrize("third", [0, 4], ids=["two-ply", "three-ply"])

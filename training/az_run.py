@@ -18,7 +18,7 @@ from mancala_envs import Game
 from training.az_selfplay import Replay
 from training.evaluate import SCORE_COLUMNS, score_columns
 
-EVAL_COLUMNS = ("positions", "minutes", "agent", "opponent", "pairs", "games", *SCORE_COLUMNS)
+EVAL_COLUMNS = ("positions", "updates", "minutes", "agent", "opponent", "pairs", "games", *SCORE_COLUMNS)
 
 METRIC_COLUMNS = (
     "positions",
@@ -91,7 +91,11 @@ class Run:
             append_synced(fh, header + ",".join(values) + "\n")
         for key in METRIC_COLUMNS[3:]:
             if row.get(key) is not None:
-                writer.add_scalar(key.replace("loss_", "loss/"), row[key], self.positions)
+                writer.add_scalar(key.replace("loss_", "loss/"), row[key], self.step())
+
+    def step(self) -> int:
+        """The x of the TensorBoard curves: self-play positions (a distillation: its updates)."""
+        return self.positions
 
     def minutes(self) -> float:
         return (self.wall + time.perf_counter() - self.started) / 60
@@ -158,9 +162,10 @@ class Run:
         results = self.evaluate(net, self.a.eval_games)
         minutes = round(self.minutes(), 3)
         for res in results:
-            row = {"positions": self.positions, "minutes": minutes, "agent": res.a, "opponent": res.b}
+            row = {"positions": self.positions, "updates": self.updates, "minutes": minutes}
+            row |= {"agent": res.a, "opponent": res.b}
             self.history.append(row | {"pairs": res.pairs, "games": res.games} | score_columns(res))
-            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, self.positions)
+            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, self.step())
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=EVAL_COLUMNS, lineterminator="\n")
         w.writeheader()
@@ -169,7 +174,7 @@ class Run:
         self.plot()
         scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
         print(
-            f"[{self.positions} positions, {minutes:.1f} min] "
+            f"[{self.positions} positions, {self.updates} updates, {minutes:.1f} min] "
             f"eval ({time.perf_counter() - start:.0f} s): {scores}",
             flush=True,
         )

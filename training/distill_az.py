@@ -24,8 +24,11 @@ zero effect (:func:`agents.az_net.load_first_ply`). ``epochs`` passes over the l
 
 **Evaluation** before the first epoch and after each: ``az`` with ``eval_sims`` simulations against
 ``eval_opponents`` and the network alone against ``eval_net_opponents`` (``eval_games`` games over
-the default opening suite), and the held-out agreement (how often the network's move is a best
-move of the labels): ``eval.csv``, ``metrics.csv``, TensorBoard, ``learning_curve.png``.
+the default opening suite; ``eval.csv``, ``learning_curve.png``, TensorBoard), and the held-out
+agreement (how often the network's move is a best move of the labels; printed and in TensorBoard;
+the ``holdout`` positions are drawn one by one, so other positions of their games are trained on
+and the figure is a little optimistic).
+The losses go to ``metrics.csv`` every ``save_every`` updates; TensorBoard's step is the update.
 
 **Run folder** (``--out``; default ``runs/distill_<game>-seed<seed>``): ``config.json``,
 ``command.txt``, ``git_revision.txt``, ``data.npz`` (the positions and their move values, written
@@ -111,6 +114,10 @@ def resolve_args(argv: list[str] | None = None) -> Args:
     description = "Distil minimax over an az model's value head (training/distill_az.py)."
     args = parse_run_args(Args, "mancala distill-az", description, argv, RESUMABLE)
     check_args(args)
+    if args.resume is None and args.teacher is None:  # config.json records the file, not "shipped"
+        from agents.az import shipped_az_model
+
+        args.teacher = str(shipped_az_model(make_game(args)))
     return args
 
 
@@ -165,6 +172,7 @@ def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, A
     """``positions`` running states of the teacher's sampled games (module docstring)."""
     import torch
 
+    from agents import interrupts
     from agents.az_net import lookahead_plies
     from agents.az_search import network_inputs
     from agents.openings import DEFAULT_PLIES, random_openings
@@ -179,6 +187,7 @@ def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, A
             states[i], begun = starts[begun % len(starts)].array, begun + 1
         rows.append(states.copy())
         seen += len(states)
+        interrupts.check()
         with torch.inference_mode():
             logits, _ = teacher(torch.from_numpy(network_inputs(game, states, plies)))
         logits = np.where(game.legal_masks(states), logits.numpy() / a.temperature, -np.inf)
@@ -186,12 +195,14 @@ def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, A
     return np.concatenate(rows)[: a.positions]
 
 
-def label(a: Args, game: Any, states: np.ndarray, teacher: Any, chunk: int = 2000) -> np.ndarray:
-    """``(N, n)`` float32: each move's minimax value to ``depth`` plies for the mover (nan: illegal)."""
+def label(a: Args, game: Any, states: np.ndarray, teacher: Any) -> np.ndarray:
+    """``(N, n)`` float32: each move's minimax value to ``depth`` plies for the mover (nan: illegal),
+    in chunks of at most 2,000 positions and about a million leaves."""
     from agents import interrupts
     from agents.value_minimax import move_values, network_value
 
     value = network_value(game, teacher)
+    chunk = min(2000, max(1, 1_024_000 // game.num_actions**a.depth))
     out = np.empty((len(states), game.num_actions), dtype=np.float32)
     for i in range(0, len(states), chunk):
         out[i : i + chunk] = move_values(game, states[i : i + chunk], a.depth, value)
@@ -215,6 +226,9 @@ class DistillRun(Run):
     def __init__(self, a: Args, run: Path, game: Any, command: str, state: dict, device: str, configs: tuple):
         super().__init__(a, run, game, command, state, device)
         self.network_config, self.teacher_config = configs
+
+    def step(self) -> int:
+        return self.updates
 
     def az_config(self) -> dict[str, Any]:
         from training.common import git_revision
@@ -271,7 +285,9 @@ def train(a: Args, argv: list[str]) -> int:
     per_epoch = (a.positions - a.holdout) // a.batch_size
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, a.epochs * per_epoch))
-    if state.get("labelled") and (run / "checkpoint.pt").is_file():
+    if state.get("labelled"):
+        if not (run / "checkpoint.pt").is_file():
+            raise ValueError(f"{run}: its state.json is there but not its checkpoint.pt: cannot resume it")
         try:
             saved = torch.load(run / "checkpoint.pt", map_location=device, weights_only=True)
             net.load_state_dict(saved["net"])
@@ -293,37 +309,37 @@ def train(a: Args, argv: list[str]) -> int:
                 book.periodic_evaluation(net.eval(), writer)  # the starting network: the curve's origin
                 book.save(net, optimizer, schedule)
             print(f"training {a.epochs} epochs of {per_epoch} updates on {run}, device {device}", flush=True)
+
+            def end_of_epoch() -> None:
+                """The held-out agreement, the evaluation and a checkpoint after an epoch."""
+                net.eval()
+                if len(held):
+                    agreement = held_out_agreement(net, game, states[held], policy[held], legal[held], plies)
+                    writer.add_scalar("held_out_agreement", agreement, book.updates)
+                    epoch = book.updates // per_epoch
+                    print(f"epoch {epoch}: held-out agreement with the labels {agreement:.3f}", flush=True)
+                book.periodic_evaluation(net, writer)
+                book.save(net, optimizer, schedule)
+
+            evaluated = bool(book.history) and book.history[-1].get("updates") == book.updates
+            if book.updates and book.updates % per_epoch == 0 and not evaluated:
+                end_of_epoch()  # the run stopped between an epoch's last update and its evaluation
             while book.updates < a.epochs * per_epoch:
                 epoch, step = divmod(book.updates, per_epoch)
                 rows = np.random.default_rng([a.seed, epoch]).permutation(train_rows)
                 net.train()
                 for k in range(step, per_epoch):
                     batch = rows[k * a.batch_size : (k + 1) * a.batch_size]
-                    inputs = torch.from_numpy(network_inputs(game, states[batch], plies))
-                    logits, v = net(inputs.to(device))
-                    mask = torch.from_numpy(legal[batch]).to(device)
-                    log_p = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
-                    policy_loss = -(torch.from_numpy(policy[batch]).to(device) * log_p).sum(1).mean()
-                    value_loss = ((v - torch.from_numpy(value[batch]).to(device)) ** 2).mean()
-                    optimizer.zero_grad(set_to_none=True)
-                    (policy_loss + a.value_weight * value_loss).backward()
-                    optimizer.step()
-                    schedule.step()
+                    inputs = network_inputs(game, states[batch], plies)
+                    targets_ = (x[batch] for x in (legal, policy, value))
+                    losses = learn(net, optimizer, schedule, a, inputs, *targets_)
                     book.updates += 1
                     if book.updates % a.save_every == 0:
-                        losses = {"loss_policy": policy_loss.item(), "loss_value": value_loss.item()}
-                        book.log_iteration(
-                            losses | {"updates": book.updates, "minutes": book.minutes()}, writer
-                        )
+                        row = losses | {"updates": book.updates, "minutes": book.minutes()}
+                        book.log_iteration(row, writer)
                         book.save(net, optimizer, schedule)
                     interrupts.check()
-                agreement = held_out_agreement(
-                    net.eval(), game, states[held], policy[held], legal[held], plies
-                )
-                writer.add_scalar("held_out_agreement", agreement, book.updates)
-                print(f"epoch {epoch + 1}: held-out agreement with the labels {agreement:.3f}", flush=True)
-                book.periodic_evaluation(net, writer)
-                book.save(net, optimizer, schedule)
+                end_of_epoch()
     except KeyboardInterrupt:
         if not (run / "data.npz").is_file():
             print(
@@ -339,6 +355,23 @@ def train(a: Args, argv: list[str]) -> int:
         f"labelled by minimax to {a.depth} plies: {book.minutes():.1f} min with its evaluations."
     )
     return final_az_report(book, net, f"Distillation report: {game.name}", summary)
+
+
+def learn(net: Any, optimizer: Any, schedule: Any, a: Args, inputs, legal, policy, value) -> dict[str, float]:
+    """One AdamW step (and the schedule's) on a minibatch of numpy arrays: ``cross-entropy(policy,
+    masked logits) + value_weight * (value - target)^2``; returns the two losses."""
+    import torch
+
+    device = next(net.parameters()).device
+    logits, v = net(torch.from_numpy(inputs).to(device))
+    log_p = torch.log_softmax(logits.masked_fill(~torch.from_numpy(legal).to(device), -1e9), dim=1)
+    policy_loss = -(torch.from_numpy(policy).to(device) * log_p).sum(1).mean()
+    value_loss = ((v - torch.from_numpy(value).to(device)) ** 2).mean()
+    optimizer.zero_grad(set_to_none=True)
+    (policy_loss + a.value_weight * value_loss).backward()
+    optimizer.step()
+    schedule.step()
+    return {"loss_policy": policy_loss.item(), "loss_value": value_loss.item()}
 
 
 def labelled_positions(a: Args, game: Any, teacher: Any, teacher_config: dict, run: Path) -> tuple:
