@@ -221,3 +221,13 @@ def final_az_report(book: Run, net: Any, title: str, summary: str) -> int:
         return 130
     notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{book.command}`"]
     return final_report(run, book.game, results, a, title, notes, [], f"az:path={run / 'az.json'}")
+
+
+def policy_value_losses(net: Any, obs: Any, mask: Any, policy: Any, value: Any) -> tuple[Any, Any]:
+    """The two losses of the ``az`` scripts on a minibatch of tensors: the cross-entropy of the
+    policy targets with the masked logits, and the squared error of the value."""
+    import torch
+
+    logits, v = net(obs)
+    log_p = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+    return -(policy * log_p).sum(1).mean(), ((v - value) ** 2).mean()

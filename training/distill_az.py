@@ -58,7 +58,7 @@ import numpy as np
 
 from agents.files import atomic_write
 from mancala_envs import GAMES
-from training.az_run import AZEvalArgs, Run, final_az_report, summary_writer
+from training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
 from training.common import (
     RunArgs,
     check_each,
@@ -363,10 +363,8 @@ def learn(net: Any, optimizer: Any, schedule: Any, a: Args, inputs, legal, polic
     import torch
 
     device = next(net.parameters()).device
-    logits, v = net(torch.from_numpy(inputs).to(device))
-    log_p = torch.log_softmax(logits.masked_fill(~torch.from_numpy(legal).to(device), -1e9), dim=1)
-    policy_loss = -(torch.from_numpy(policy).to(device) * log_p).sum(1).mean()
-    value_loss = ((v - torch.from_numpy(value).to(device)) ** 2).mean()
+    tensors = (torch.from_numpy(x).to(device) for x in (inputs, legal, policy, value))
+    policy_loss, value_loss = policy_value_losses(net, *tensors)
     optimizer.zero_grad(set_to_none=True)
     (policy_loss + a.value_weight * value_loss).backward()
     optimizer.step()

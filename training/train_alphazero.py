@@ -83,7 +83,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs import GAMES
-from training.az_run import AZEvalArgs, Run, final_az_report, summary_writer
+from training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
 from training.az_selfplay import Replay, SelfPlay
 from training.common import (
     RunArgs,
@@ -255,10 +255,7 @@ def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Gene
     import torch
 
     obs, mask, policy, value = (torch.from_numpy(x).to(device) for x in replay.sample(rng, a.batch_size))
-    logits, v = net(obs)
-    log_p = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
-    policy_loss = -(policy * log_p).sum(1).mean()
-    value_loss = ((v - value) ** 2).mean()
+    policy_loss, value_loss = policy_value_losses(net, obs, mask, policy, value)
     loss = policy_loss + a.value_weight * value_loss
     optimizer.zero_grad(set_to_none=True)
     loss.backward()

@@ -52,13 +52,12 @@ def prepare(agent: Agent | str, seed: int) -> Agent:
     player = as_agent(agent, seed=seed)
     if isinstance(agent, str):
         return player  # built with the seed
-    agent = player
-    reseed = getattr(agent, "reseed", None)
+    reseed = getattr(player, "reseed", None)
     if callable(reseed):
         reseed(seed)
-    elif isinstance(getattr(agent, "rng", None), np.random.Generator):
-        agent.rng = np.random.default_rng(seed)  # type: ignore[attr-defined]
-    return agent
+    elif isinstance(getattr(player, "rng", None), np.random.Generator):
+        player.rng = np.random.default_rng(seed)
+    return player
 
 
 def agent_name(agent: Agent | str) -> str:
