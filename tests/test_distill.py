@@ -67,6 +67,11 @@ def test_minimax_values_match_a_plain_recursive_minimax():
                 assert np.isnan(row[a])
     with pytest.raises(ValueError, match="depth"):
         move_values(GAME, batch, 0, stub_value)
+    over = states[0]
+    while not over.is_over:
+        over = GAME.apply(over, GAME.legal_actions(over)[0])
+    with pytest.raises(ValueError, match="needs running states"):
+        move_values(GAME, np.stack([batch[0], over.array]), 2, stub_value)
 
 
 def test_targets_are_uniform_over_the_best_moves():
@@ -189,3 +194,14 @@ def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
     assert distill_main([*tiny_args(teacher, tmp_path / "x"), *flags]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x" / "config.json").exists()
+
+
+def test_a_teacher_of_another_game_is_refused_also_through_the_cli(tmp_path, capsys):
+    from agents.cli import main as cli_main
+
+    other = get_game("sadeqa_ii")
+    config = network_config(other, [32, 32], 8, 10.0, lookahead=8)
+    save_network(build_network(config), tmp_path / "other.json", config)
+    assert cli_main(["distill-az", *tiny_args(tmp_path / "other.json", tmp_path / "x")]) == 2
+    assert "a model of another game (sadeqa_ii)" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

@@ -285,6 +285,8 @@ def test_the_reply_encoder_starts_as_the_one_ply_network_and_reads_each_reply():
         AZNet(6, game.observation_size, game.total_seeds, (16, 16), lookahead=0, replies=4)
     with pytest.raises(ValueError, match="replies, third >= 0"):
         AZNet(6, game.observation_size, game.total_seeds, (16, 16), lookahead=8, replies=-1)
+    with pytest.raises(ValueError, match="replies, third >= 0"):
+        AZNet(6, game.observation_size, game.total_seeds, (16, 16), lookahead=8, replies=4, third=-1)
     with pytest.raises(ValueError, match="1, 2 or 3 plies"):
         GumbelSearch(game, 1, 4, lookahead=4)
 
