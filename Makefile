@@ -22,7 +22,7 @@ $(VENV)/.bench-installed: $(STAMP)
 	touch $@
 
 train: $(STAMP)  ## the main job: train MaskablePPO on Songo Ewondo (about 10 min on 2 cores), evaluate it
-	$(PY) -m training.train_ppo $(ARGS)
+	$(PY) -m mancala_envs.training.train_ppo $(ARGS)
 
 demo: $(STAMP)  ## play a seeded random game of each game
 	$(PY) -m mancala_envs.demo

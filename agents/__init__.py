@@ -4,13 +4,13 @@
 ``as_agent(x)`` turns a spec, an agent or a callable into an agent (the one adapter).
 """
 
-from agents.base import Agent, RandomAgent
-from agents.greedy import GreedyAgent
-from agents.human import HumanAgent
-from agents.mcts import MCTSAgent
-from agents.minimax import MinimaxAgent
-from agents.policy import PolicyAgent
-from agents.registry import AGENT_NAMES, as_agent, make_agent
+from mancala_envs.agents.base import Agent, RandomAgent
+from mancala_envs.agents.greedy import GreedyAgent
+from mancala_envs.agents.human import HumanAgent
+from mancala_envs.agents.mcts.agent import MCTSAgent
+from mancala_envs.agents.minimax.agent import MinimaxAgent
+from mancala_envs.agents.policies.policy import PolicyAgent
+from mancala_envs.agents.registry import AGENT_NAMES, as_agent, make_agent
 
 __all__ = [
     "AGENT_NAMES",

@@ -2,7 +2,8 @@
 
 An agent has
 
-- ``name``: the spec string that rebuilds it with :func:`agents.make_agent` (``"minimax:depth=4"``);
+- ``name``: the spec string that rebuilds it with :func:`mancala_envs.agents.make_agent`
+(``"minimax:depth=4"``);
 - ``rng``: its own seeded :class:`numpy.random.Generator` (the same seed gives the same games);
   ``reseed(seed)`` replaces it;
 - ``act(game, state) -> int``: a legal local action for ``state.to_move``;
@@ -12,7 +13,7 @@ An agent has
 
 Who calls what: the arena and the single-agent env call ``act``; the vector env and the training
 pool call ``act_batch``. Anything else a caller holds — a spec string, an agent, a callable — goes
-through one adapter, :func:`agents.registry.as_agent`.
+through one adapter, :func:`mancala_envs.agents.registry.as_agent`.
 
 An agent that plays a different policy in each game of a vector env (the training pool) may also
 have ``episodes_started(env_indices)``; the vector env then calls it when games start an episode
@@ -21,14 +22,10 @@ and passes ``env_indices`` (the games of the rows) to ``act_batch``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from mancala_envs import Game, State
 from mancala_envs.core.batch import random_actions
-
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"  # the shipped models
 
 
 class Agent:
@@ -61,16 +58,6 @@ def require_running(game: Game, state: State) -> np.ndarray:
     if not mask.any():
         raise ValueError("no legal move: the game is over")
     return mask
-
-
-def shipped_model(path: Path, game: Game, what: str, agent: str) -> Path:
-    """``path``, the shipped ``what`` of ``game``; ``ValueError`` naming ``agent:path=FILE`` as the
-    way out when it is not there."""
-    if not path.is_file():
-        raise ValueError(
-            f"no shipped {what} for {game.name}: {path} does not exist; give one with {agent}:path=FILE"
-        )
-    return path
 
 
 def time_budget(value: object, who: str) -> float | None:
@@ -111,8 +98,9 @@ class RandomAgent(Agent):
 
 
 class NetworkAgent(Agent):
-    """Shared play of network policies (:class:`~agents.policy.PolicyAgent`,
-    :class:`~agents.rllib_agent.RLlibAgent`, :class:`~agents.az.AZAgent` with ``sims=0``): a subclass
+    """Shared play of network policies (:class:`~mancala_envs.agents.policies.policy.PolicyAgent`,
+    :class:`~mancala_envs.agents.policies.rllib.RLlibAgent`,
+    :class:`~mancala_envs.agents.alphazero.agent.AZAgent` with ``sims=0``): a subclass
     sets ``sample`` and provides ``logits(game, observations, masks)`` (illegal moves at ``-inf``);
     this class picks the masked argmax, or samples the masked softmax when ``sample`` is true."""
 

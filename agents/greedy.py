@@ -1,14 +1,14 @@
 """The one-ply greedy agent: an immediate win if there is one, else the largest immediate gain in
 the game's own terms, ties at random — compiled (:func:`greedy_action`), batched for the vector
 env and the training pool (:func:`greedy_actions`), and played by the statistics of
-:mod:`agents.statistics`."""
+:mod:`mancala_envs.evaluation.statistics`."""
 
 from __future__ import annotations
 
 import numpy as np
+from mancala_envs.agents.base import Agent, require_running
 from numba import njit
 
-from agents.base import Agent, require_running
 from mancala_envs import Game, State
 from mancala_envs.core import layout
 from mancala_envs.core.engine import new_work, play

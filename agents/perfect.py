@@ -22,8 +22,9 @@ them); in a lost one the agent resists, keeping the opponent's bound ``B`` as hi
 **Outside the table** it searches ``depth`` plies (default 4) of negamax with alpha-beta over
 :meth:`~mancala_envs.Game.cursor` positions; a covered node is a leaf with its exact outcome
 (±``WIN`` or 0), a finished game is ±(``WIN`` + plies left), and a running node at depth 0 gets
-the minimax agent's static value (:func:`agents.alphabeta_kernels.evaluate`, the weights of
-:mod:`agents.minimax`). Moves are tried in an order shuffled by the agent's generator, so equal
+the minimax agent's static value (:func:`mancala_envs.agents.minimax.alphabeta.evaluate`, the weights of
+:mod:`mancala_envs.agents.minimax.agent`). Moves are tried in an order shuffled by the agent's generator, so
+equal
 values are broken at random.
 """
 
@@ -32,10 +33,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from mancala_envs.agents.base import Agent, require_running, spec_name
+from mancala_envs.agents.minimax.agent import MinimaxAgent
+from mancala_envs.agents.minimax.alphabeta import WIN, evaluate
 
-from agents.alphabeta_kernels import WIN, evaluate
-from agents.base import Agent, require_running, spec_name
-from agents.minimax import MinimaxAgent
 from mancala_envs import Game, State, tablebase
 from mancala_envs.tablebase import probe as tb_probe
 from mancala_envs.tablebase import store

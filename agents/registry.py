@@ -9,16 +9,16 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from mancala_envs.agents.alphazero.agent import AZAgent
+from mancala_envs.agents.base import Agent, RandomAgent, require_running
+from mancala_envs.agents.greedy import GreedyAgent
+from mancala_envs.agents.human import HumanAgent
+from mancala_envs.agents.mcts.agent import MCTSAgent
+from mancala_envs.agents.minimax.agent import MinimaxAgent
+from mancala_envs.agents.perfect import PerfectAgent
+from mancala_envs.agents.policies.policy import PolicyAgent
+from mancala_envs.agents.policies.rllib import RLlibAgent
 
-from agents.az import AZAgent
-from agents.base import Agent, RandomAgent, require_running
-from agents.greedy import GreedyAgent
-from agents.human import HumanAgent
-from agents.mcts import MCTSAgent
-from agents.minimax import MinimaxAgent
-from agents.perfect import PerfectAgent
-from agents.policy import PolicyAgent
-from agents.rllib_agent import RLlibAgent
 from mancala_envs.game import check_seed
 
 

@@ -3,10 +3,12 @@ self-play search it learns from, on the positions where the network alone is mea
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/az_imitation.py --game en_dodoi --games 40
 
-Plays :func:`agents.arena.play_match` of the network alone (``az:sims=0``) against ``--opponent``
+Plays :func:`mancala_envs.evaluation.arena.play_match` of the network alone (``az:sims=0``) against
+``--opponent``
 (``--games`` games over the game's default opening suite, arena seed ``--seed``: the first pairs
 of the README's strength protocol) and takes every position at which the network was to move.
-On them it runs the self-play search of the model (:class:`agents.az_search.GumbelSearch` with the
+On them it runs the self-play search of the model (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`
+with the
 model's ``sims``, ``max_considered``, ``c_visit``, ``c_scale``) ``--repeats`` times with fresh root
 Gumbel noise, as self-play does, and prints:
 
@@ -24,13 +26,13 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from mancala_envs.agents.alphazero.agent import shipped_az_model
+from mancala_envs.agents.alphazero.network import load_network, lookahead_plies, torch_evaluator
+from mancala_envs.agents.alphazero.search import GumbelSearch
 
-from agents.arena import play_match
-from agents.arena.records import replay
-from agents.az import shipped_az_model
-from agents.az_net import load_network, lookahead_plies, torch_evaluator
-from agents.az_search import GumbelSearch
 from mancala_envs import GAMES, get_game
+from mancala_envs.evaluation.arena import play_match
+from mancala_envs.evaluation.arena.records import replay
 
 
 def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:

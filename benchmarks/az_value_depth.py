@@ -3,11 +3,12 @@ with the network's value at the leaves, played against a baseline on the strengt
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/az_value_depth.py --game en_dodoi --depths 1 2
 
-:class:`ValueMinimax` is :func:`agents.value_minimax.move_values` (every legal move expanded to
+:class:`ValueMinimax` is :func:`mancala_envs.agents.alphazero.value_minimax.move_values` (every legal move
+expanded to
 ``depth`` plies through the core; a finished position is worth its result, an unfinished leaf the
 network's value head for its player to move; values credited by player id). Ties at the root are
 broken by the agent's generator. Each depth plays
-:func:`agents.arena.play_match` against ``--opponent`` (``--games`` games, the game's default
+:func:`mancala_envs.evaluation.arena.play_match` against ``--opponent`` (``--games`` games, the game's default
 opening suite, arena seed ``--seed``): the same games as
 ``benchmarks/strength_alphazero.py --agents ... --opponents OPPONENT`` with that seed, so its rows
 for ``az:sims=0`` and for ``minimax:depth=d`` (the same search with the baseline's heuristic) are
@@ -19,13 +20,13 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from mancala_envs.agents.alphazero.agent import shipped_az_model
+from mancala_envs.agents.alphazero.network import AZNet, load_network
+from mancala_envs.agents.alphazero.value_minimax import move_values, network_value
+from mancala_envs.agents.base import Agent
 
-from agents.arena import play_match
-from agents.az import shipped_az_model
-from agents.az_net import AZNet, load_network
-from agents.base import Agent
-from agents.value_minimax import move_values, network_value
 from mancala_envs import GAMES, Game, State, get_game
+from mancala_envs.evaluation.arena import play_match
 
 
 class ValueMinimax(Agent):

@@ -4,8 +4,10 @@
         [--lookahead 64] [--replies 32] [--game en_dodoi]
 
 For each game: ``--games`` self-play games advance ``--moves`` moves in lockstep, each move one
-batched Gumbel search of ``--sims`` simulations (:class:`agents.az_search.GumbelSearch`) with an
-untrained network of the training's default size (:class:`agents.az_net.AZNet`, 128 x 128 and a
+batched Gumbel search of ``--sims`` simulations (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`)
+with an
+untrained network of the training's default size (:class:`mancala_envs.agents.alphazero.network.AZNet`, 128 x
+128 and a
 per-move head of ``--lookahead`` 64 and, with ``--replies`` R, a reply encoder reading the two-ply
 lookahead; on the CPU with ``--threads`` torch threads); printed:
 self-play positions/s, network evaluations/s (positions the network scored) and the share of the
@@ -28,11 +30,11 @@ import time
 
 import numpy as np
 import torch
+from mancala_envs.agents.alphazero.agent import AZAgent
+from mancala_envs.agents.alphazero.network import build_network, input_plies, network_config, torch_evaluator
+from mancala_envs.agents.alphazero.search import GumbelSearch
 
 import mancala_envs
-from agents.az import AZAgent
-from agents.az_net import build_network, input_plies, network_config, torch_evaluator
-from agents.az_search import GumbelSearch
 
 
 def timed_evaluator(net):

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/strength_alphazero.py --game en_dodoi --agents az az:sims=0 \\
         --opponents minimax:depth=2 minimax:depth=4 mcts:sims=1000 policy --games 400 --out results/az.json
 
-Each agent plays :func:`agents.arena.play_match` against each opponent: ``--games`` games, that is
+Each agent plays :func:`mancala_envs.evaluation.arena.play_match` against each opponent: ``--games`` games,
+that is
 ``--games / 2`` openings of the game's default suite, each played once with each seating; the score
 is ``(wins + draws / 2) / games`` from the agent's side (a game stopped at ``max_plies`` is a draw;
 ``truncated`` counts them) with its 95% Wilson interval over the opening pairs. The games are those
@@ -19,10 +20,11 @@ import argparse
 import json
 import time
 
-from agents.base import Agent
-from agents.files import atomic_write
-from agents.registry import make_agent, parse_spec
+from mancala_envs.agents.base import Agent
+from mancala_envs.agents.registry import make_agent, parse_spec
+
 from mancala_envs import GAMES, Game, State, get_game
+from mancala_envs.infra.files import atomic_write
 
 
 class Timed(Agent):
@@ -54,8 +56,8 @@ class Timed(Agent):
 
 
 def main() -> None:
-    from agents.arena import play_match
-    from agents.openings import resolve_openings
+    from mancala_envs.evaluation.arena import play_match
+    from mancala_envs.evaluation.openings import resolve_openings
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", choices=GAMES, default="en_dodoi")

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/unfinished_wins.py --game songo_ewondo --agent az --opponent policy \\
         --games 60 --max-seeds 14
 
-Plays :func:`agents.arena.play_match` (``--games`` games over the game's default opening suite,
+Plays :func:`mancala_envs.evaluation.arena.play_match` (``--games`` games over the game's default opening
+suite,
 arena seed ``--seed``: the first ``games / 2`` pairs of the README's strength protocol) and, for
 every drawn or truncated game, replays it through the endgame table of ``--max-seeds`` seeds
 (:func:`mancala_envs.tablebase.build`: loaded from ``--table`` or the cache folder, built there
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import argparse
 
-from agents.arena import play_match
-from agents.arena.records import replay
 from mancala_envs import GAMES, get_game, tablebase
+from mancala_envs.evaluation.arena import play_match
+from mancala_envs.evaluation.arena.records import replay
 
 
 def verdicts(tb, game, record, seat: int) -> list[tuple[int, int]]:

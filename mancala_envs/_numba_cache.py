@@ -1,7 +1,7 @@
 """Keep numba's on-disk cache honest across modules. ``@njit(cache=True)`` invalidates a cached
 function when its *own* file changes, not when a function it calls from another module does: after
 an edit to ``core/engine.py``, the cached kernels of ``envs/vector_kernel.py`` or
-``agents/alphabeta_kernels.py`` would keep running the old rules. This module adds a cache locator,
+``agents/minimax/alphabeta.py`` would keep running the old rules. This module adds a cache locator,
 for this project's files only, whose source stamp also carries a digest of every project module
 that holds compiled code (or the rules constants they read), so such an edit recompiles every
 dependent kernel. Other code's caches are untouched. Importing this module installs the locator.

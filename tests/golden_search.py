@@ -1,4 +1,5 @@
-"""Golden Gumbel search trees: the compiled search (:mod:`agents.az_search`) from a few positions
+"""Golden Gumbel search trees: the compiled search (:mod:`mancala_envs.agents.alphazero.search`) from a few
+positions
 of every game, with a fixed stub network, recorded node by node.
 
 ``python tests/golden_search.py`` regenerates ``tests/data/golden_search_trees.json``; do that only
@@ -80,7 +81,7 @@ def gumbel_noise(game: Game, k: int) -> np.ndarray:
 
 def record(name: str, params: dict) -> list[dict]:
     """One entry per root: the root, the noise seed, the outputs and every node of the tree."""
-    from agents.az_search import GumbelSearch
+    from mancala_envs.agents.alphazero.search import GumbelSearch
 
     game = get_game(name, **params)
     search = GumbelSearch(game, 1, SIMS, max_considered=4)

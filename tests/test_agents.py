@@ -8,11 +8,10 @@ import json
 import time
 from pathlib import Path
 
+import mancala_envs.agents.model_files as model_files
 import numpy as np
 import pytest
-
-import agents.policy as policy_module
-from agents import (
+from mancala_envs.agents import (
     GreedyAgent,
     HumanAgent,
     MCTSAgent,
@@ -21,7 +20,8 @@ from agents import (
     RandomAgent,
     make_agent,
 )
-from agents.greedy import immediate_gain
+from mancala_envs.agents.greedy import immediate_gain
+
 from mancala_envs import GAMES, Game, State, get_game
 
 SPECS = ["random", "greedy", "minimax:depth=3", "mcts:sims=200"]
@@ -313,10 +313,10 @@ def tiny_models(tmp_path_factory):
     """Tiny MaskablePPO checkpoints on Sadeqa II (flat and dict observations, sb3 .zip pickles)
     and the flat one exported to the safe pair (policy.json + policy.pt)."""
     pytest.importorskip("sb3_contrib")
+    from mancala_envs.agents.model_files import export_zip
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
 
-    from agents.policy_files import export_zip
     from mancala_envs.envs.single import SingleAgentEnv
 
     out = {}
@@ -325,7 +325,7 @@ def tiny_models(tmp_path_factory):
         env = SingleAgentEnv("sadeqa_ii", obs_format=fmt)
         kwargs = {"net_arch": [8]}
         if fmt == "flat":
-            from training.features import SeedFeatures
+            from mancala_envs.agents.policies.features import SeedFeatures
 
             kwargs |= {
                 "features_extractor_class": SeedFeatures,
@@ -369,9 +369,10 @@ def test_pickled_zip_needs_the_trusted_opt_in(tiny_models):
 
 
 def test_legacy_checkpoint_loads_through_the_old_class_path(tmp_path):
-    """0.1's shipped models pickled ``training.train_ppo.SeedFeatures``; with the opt-in they load,
+    """0.1's shipped models pickled ``mancala_envs.training.train_ppo.SeedFeatures``; with the opt-in they
+    load,
     and their export to the safe format plays the same moves."""
-    from agents.policy_files import export_zip
+    from mancala_envs.agents.model_files import export_zip
 
     legacy = Path(__file__).parent / "data" / "legacy_sadeqa_ii.zip"
     game = get_game("sadeqa_ii")
@@ -436,7 +437,7 @@ def test_policy_agent_wraps_a_torch_callable_and_shipped_models(tiny_models, tmp
     agent = PolicyAgent(model=prefers_last_hole)
     for s in random_positions(game, 10, seed=8):
         assert agent.act(game, s) == max(game.legal_actions(s))
-    monkeypatch.setattr(policy_module, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(model_files, "MODELS_DIR", tmp_path)
     sadeqa = get_game("sadeqa_ii")
     with pytest.raises(ValueError, match="no shipped policy for sadeqa_ii"):
         make_agent("policy").act(sadeqa, sadeqa.initial_state())

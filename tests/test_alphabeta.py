@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
+from mancala_envs.agents.minimax.alphabeta import MAX_EXTENSION, WIN
 
-from agents.alphabeta_kernels import MAX_EXTENSION, WIN
-from agents.minimax import HEURISTIC_WEIGHTS, MinimaxAgent
 from mancala_envs import Game, get_game
 
 GAMES = ["songo_ewondo", "sadeqa_ii", "en_dodoi"]

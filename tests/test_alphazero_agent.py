@@ -7,13 +7,19 @@ import json
 import numpy as np
 import pytest
 import torch
+from mancala_envs.agents.alphazero.agent import AZAgent
+from mancala_envs.agents.alphazero.network import (
+    build_network,
+    load_network,
+    network_config,
+    save_network,
+    torch_evaluator,
+)
+from mancala_envs.agents.alphazero.search import GumbelSearch
+from mancala_envs.agents.registry import make_agent
 
-from agents.arena import play_match
-from agents.az import AZAgent
-from agents.az_net import build_network, load_network, network_config, save_network, torch_evaluator
-from agents.az_search import GumbelSearch
-from agents.registry import make_agent
 from mancala_envs import get_game
+from mancala_envs.evaluation.arena import play_match
 from tests.golden_search import random_position
 
 
@@ -159,9 +165,9 @@ def test_model_of_another_game_is_refused(model):
 
 
 def test_no_shipped_model_names_the_way_out(tmp_path, monkeypatch):
-    import agents.az
+    import mancala_envs.agents.model_files
 
-    monkeypatch.setattr(agents.az, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(mancala_envs.agents.model_files, "MODELS_DIR", tmp_path)
     game = get_game("sadeqa_ii")
     with pytest.raises(ValueError, match="az:path="):
         make_agent("az").act(game, game.initial_state())

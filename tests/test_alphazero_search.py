@@ -1,4 +1,5 @@
-"""The compiled Gumbel search (agents.az_search) against a plain Python Gumbel MuZero search
+"""The compiled Gumbel search (mancala_envs.agents.alphazero.search) against a plain Python Gumbel MuZero
+search
 written here from the paper's formulas (Danihelka et al., ICLR 2022), against the golden trees of
 tests/golden_search.py, and on positions whose values are known exactly. (Just over 400 lines:
 the plain search it is checked against is written here in full.)"""
@@ -10,10 +11,10 @@ import math
 
 import numpy as np
 import pytest
+from mancala_envs.agents.alphazero.search import GumbelSearch
+from mancala_envs.agents.alphazero.select import halving_sequence
+from mancala_envs.agents.mcts.kernels import decided_winner
 
-from agents.az_search import GumbelSearch
-from agents.az_select import halving_sequence
-from agents.mcts_kernels import decided_winner
 from mancala_envs import get_game
 from tests.golden_search import (
     CONFIGS,

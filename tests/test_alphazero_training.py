@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 import torch
 from conftest import interrupt_training
+from mancala_envs.agents.alphazero.agent import AZAgent
+from mancala_envs.agents.alphazero.network import build_network, load_network
+from mancala_envs.agents.registry import make_agent
+from mancala_envs.training.train_alphazero import main as train_main
 
-from agents.arena import play_match
-from agents.az import AZAgent
-from agents.az_net import build_network, load_network
-from agents.registry import make_agent
 from mancala_envs import get_game
-from training.train_alphazero import main as train_main
+from mancala_envs.evaluation.arena import play_match
 
 TINY = [
     "--game", "en_dodoi", "--holes-per-row", "6", "--games", "32", "--sims", "8", "--hidden", "32", "32",
@@ -102,7 +102,10 @@ def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
     args = [*TINY, "--total-positions", "100000000", "--out", str(run)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     interrupt_training(
-        "training.train_alphazero", args, lambda: (run / "metrics.csv").exists() and metrics(run), env
+        "mancala_envs.training.train_alphazero",
+        args,
+        lambda: (run / "metrics.csv").exists() and metrics(run),
+        env,
     )
     state = json.loads((run / "state.json").read_text())
     saved = json.loads((run / "az.json").read_text())
@@ -131,7 +134,7 @@ def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
 
 
 def test_replay_buffer_round_trip(tmp_path):
-    from training.az_selfplay import Replay
+    from mancala_envs.training.az_selfplay import Replay
 
     game = get_game("sadeqa_ii")
     replay = Replay(game, 5)
@@ -151,7 +154,7 @@ def test_replay_buffer_round_trip(tmp_path):
 
 
 def test_cli_runs_the_same_script(tmp_path, capsys):
-    from agents.cli import main as cli_main
+    from mancala_envs.cli.main import main as cli_main
 
     assert cli_main(["train-az", *TINY, "--games", "0", "--out", str(tmp_path / "x")]) == 2
     assert "--games" in capsys.readouterr().err
@@ -160,7 +163,7 @@ def test_cli_runs_the_same_script(tmp_path, capsys):
 def test_lookahead_run_trains_and_resumes_a_lookahead_network(tmp_path):
     """``--lookahead W``: the buffer holds lookahead rows, the saved model says so and plays; a
     resumed run keeps the architecture; a buffer of raw-count rows is refused by it."""
-    from training.az_selfplay import Replay
+    from mancala_envs.training.az_selfplay import Replay
 
     run = tmp_path / "la"
     argv = [*TINY, "--lookahead", "8", "--total-positions", "1280", "--out", str(run)]
@@ -256,8 +259,8 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
     seeds; ``--no-settle-decided`` plays it on, and the model tells ``az`` to search that way."""
     from types import SimpleNamespace
 
-    from agents.mcts_kernels import decided_winner
-    from training.az_selfplay import Replay, SelfPlay
+    from mancala_envs.agents.mcts.kernels import decided_winner
+    from mancala_envs.training.az_selfplay import Replay, SelfPlay
 
     game = get_game("songo_ewondo")
     rng = np.random.default_rng(5)
@@ -297,8 +300,9 @@ def test_tablebase_value_targets_are_the_exact_values_of_covered_positions(tmp_p
     the run records it in its model."""
     from types import SimpleNamespace
 
+    from mancala_envs.training.az_selfplay import Replay, SelfPlay
+
     from mancala_envs import tablebase
-    from training.az_selfplay import Replay, SelfPlay
 
     game = get_game("en_dodoi", holes_per_row=6)
     table = tablebase.build(game, 8, tmp_path / "table")

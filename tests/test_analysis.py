@@ -1,14 +1,14 @@
-"""Compiled game statistics (agents.statistics): seeded, consistent, and the greedy policy as
+"""Compiled game statistics (mancala_envs.evaluation.statistics): seeded, consistent, and the greedy policy as
 defined by the issue (immediate wins, then the largest gain in the game's own terms)."""
 
 import numpy as np
 import pytest
 from conftest import GAME_CONFIGS, GAME_IDS
+from mancala_envs.agents.greedy import greedy_action
 
-from agents.greedy import greedy_action
-from agents.statistics import play_games
 from mancala_envs import get_game
 from mancala_envs.core.engine import new_work
+from mancala_envs.evaluation.statistics import play_games
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 
 GAMES = [get_game(name, **params) for name, params in GAME_CONFIGS]

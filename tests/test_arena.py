@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mancala_envs.agents.base import RandomAgent
 
-from agents.arena import (
+from mancala_envs import GAMES, IllegalMoveError, get_game
+from mancala_envs.evaluation.arena import (
     GameRecord,
     load_records,
     play_game,
@@ -21,9 +23,7 @@ from agents.arena import (
     schedule,
     wilson_interval,
 )
-from agents.arena.records import TornLineWarning
-from agents.base import RandomAgent
-from mancala_envs import GAMES, IllegalMoveError, get_game
+from mancala_envs.evaluation.arena.records import TornLineWarning
 
 
 class LowestAgent:
@@ -251,7 +251,7 @@ def test_interrupted_tournament_resumes_to_the_same_result(tmp_path):
 def test_reuse_copies_the_other_pairs_and_plays_the_fresh_agents(tmp_path, monkeypatch):
     """Re-rating one agent: the games without it are copied from the old tournament, its own are
     played, and the result equals a full run (deterministic agents, seeded games)."""
-    import agents.arena.tournaments as tournaments
+    import mancala_envs.evaluation.arena.tournaments as tournaments
 
     agents = [RandomAgent(), LowestAgent(), RandomAgentNamed("random2")]
     whole = run(tmp_path / "whole", agents=agents)
@@ -381,7 +381,7 @@ def test_round_robin_argument_errors(tmp_path):
 
 
 def test_round_robin_from_specs(tmp_path):
-    pytest.importorskip("agents.registry")
+    pytest.importorskip("mancala_envs.agents.registry")
     result = round_robin(
         small_game(), ["random", "greedy"], 2, seed=1, out_dir=tmp_path / "s", progress=False
     )

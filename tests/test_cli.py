@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from mancala_envs.agents.base import RandomAgent
 
-from agents.arena import load_records, play_game, replay
-from agents.base import RandomAgent
-from agents.cli import board_text, main
 from mancala_envs import get_game
+from mancala_envs.cli.main import board_text, main
+from mancala_envs.evaluation.arena import load_records, play_game, replay
 
 
 def error_line(capsys) -> str:
@@ -113,7 +113,7 @@ def test_the_console_script_runs():
 
 @pytest.fixture
 def registry():
-    return pytest.importorskip("agents.registry")
+    return pytest.importorskip("mancala_envs.agents.registry")
 
 
 def test_play_watches_a_game_and_saves_the_record(registry, tmp_path, capsys):
@@ -217,7 +217,7 @@ def test_q_quits_human_play(registry, monkeypatch, capsys):
 
 
 def test_compile_note_only_when_the_cache_is_cold(monkeypatch, capsys):
-    from agents import compile_note
+    from mancala_envs.infra import compile_note
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -236,10 +236,11 @@ def test_compile_note_only_when_the_cache_is_cold(monkeypatch, capsys):
 
 
 def test_every_training_and_evaluation_option_has_help():
-    from training.common import build_parser
-    from training.evaluate import build_parser as evaluate_parser
-    from training.train_ppo import Args
-    from training.train_rllib import build_parser as rllib_parser
+    from mancala_envs.training.common import build_parser
+    from mancala_envs.training.train_ppo import Args
+    from mancala_envs.training.train_rllib import build_parser as rllib_parser
+
+    from mancala_envs.evaluation.evaluate import build_parser as evaluate_parser
 
     for parser in (rllib_parser(), evaluate_parser(), build_parser(Args, "mancala train", "")):
         missing = [a.dest for a in parser._actions if a.help in (None, "") and a.dest != "help"]

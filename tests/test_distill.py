@@ -1,4 +1,4 @@
-"""agents/value_minimax.py against a plain recursive minimax written here; training/distill_az.py:
+"""agents/alphazero/value_minimax.py against a plain recursive minimax written here; training/distill_az.py:
 its targets, a short run that learns its labels, the same run after a Ctrl-C and a resume, the run
 folder and bad arguments."""
 
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 import torch
 from conftest import interrupt_training
+from mancala_envs.agents.alphazero.network import build_network, load_network, network_config, save_network
+from mancala_envs.agents.alphazero.value_minimax import minimax_values, move_values
+from mancala_envs.agents.registry import make_agent
+from mancala_envs.training.distill_az import main as distill_main
+from mancala_envs.training.distill_az import targets
 
-from agents.az_net import build_network, load_network, network_config, save_network
-from agents.registry import make_agent
-from agents.value_minimax import minimax_values, move_values
 from mancala_envs import get_game
 from tests.golden_search import random_position
-from training.distill_az import main as distill_main
-from training.distill_az import targets
 
 GAME = get_game("en_dodoi", holes_per_row=6)
 
@@ -147,7 +147,7 @@ def test_a_short_run_learns_its_labels_and_resumes_to_the_same_network(tmp_path)
         state = part / "state.json"
         return state.is_file() and json.loads(state.read_text())["updates"] >= 5000 // 128
 
-    interrupt_training("training.distill_az", args, one_epoch_saved, env)
+    interrupt_training("mancala_envs.training.distill_az", args, one_epoch_saved, env)
     stopped = json.loads((part / "state.json").read_text())["updates"]
     assert 5000 // 128 <= stopped < 4 * (5000 // 128)  # stopped before the end
     assert distill_main(["--resume", str(part)]) == 0
@@ -197,7 +197,7 @@ def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
 
 
 def test_a_teacher_of_another_game_is_refused_also_through_the_cli(tmp_path, capsys):
-    from agents.cli import main as cli_main
+    from mancala_envs.cli.main import main as cli_main
 
     other = get_game("sadeqa_ii")
     config = network_config(other, [32, 32], 8, 10.0, lookahead=8)

@@ -9,13 +9,19 @@ import math
 import numpy as np
 import pytest
 
-from agents.arena import load_records, play_match, replay, round_robin
-from agents.arena.matches import wilson_interval
-from agents.cli import main as cli_main
-from agents.openings import DEFAULT_PLIES, load_openings, random_openings, resolve_openings, save_openings
-from agents.ratings import compute_ratings
 from mancala_envs import GAMES, get_game
-from training.evaluate import main as evaluate_main
+from mancala_envs.cli.main import main as cli_main
+from mancala_envs.evaluation.arena import load_records, play_match, replay, round_robin
+from mancala_envs.evaluation.arena.matches import wilson_interval
+from mancala_envs.evaluation.evaluate import main as evaluate_main
+from mancala_envs.evaluation.openings import (
+    DEFAULT_PLIES,
+    load_openings,
+    random_openings,
+    resolve_openings,
+    save_openings,
+)
+from mancala_envs.evaluation.ratings import compute_ratings
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -150,8 +156,8 @@ def test_default_suite_for_a_match_has_as_many_openings_as_pairs():
 
 
 def test_suite_balance_is_the_movers_mean_score():
-    from agents.arena import play_game
-    from agents.openings import suite_balance
+    from mancala_envs.evaluation.arena import play_game
+    from mancala_envs.evaluation.openings import suite_balance
 
     game = get_game("songo_ewondo")
     mean, games, (lo, hi) = suite_balance(game, "greedy", n=12, seed=3)

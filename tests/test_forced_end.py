@@ -1,15 +1,16 @@
-"""The forced-end search (agents.forced_end) against a plain recursive AND-OR search written here,
+"""The forced-end search (mancala_envs.agents.alphazero.forced_end) against a plain recursive AND-OR search
+written here,
 and the az agent's use of it (``finish``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from mancala_envs.agents.alphazero.agent import DEFAULT_DISCOUNT, DEFAULT_FINISH
+from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
+from mancala_envs.agents.mcts.kernels import decided_winner
+from mancala_envs.agents.registry import make_agent
 
-from agents.az import DEFAULT_DISCOUNT, DEFAULT_FINISH
-from agents.forced_end import check_finish, shortest_forced_end
-from agents.mcts_kernels import decided_winner
-from agents.registry import make_agent
 from mancala_envs import get_game
 
 GAMES = [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})]

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.arena import load_records, play_game, replay, round_robin
-from agents.cli import main as cli_main
 from mancala_envs import IllegalMoveError, get_game
+from mancala_envs.cli.main import main as cli_main
 from mancala_envs.envs.vector import MancalaVecEnv
+from mancala_envs.evaluation.arena import load_records, play_game, replay, round_robin
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -132,9 +132,8 @@ def test_8_vector_env_takes_exactly_num_envs_actions():
 
 def test_9_rllib_env_copies_get_their_own_seeds():
     pytest.importorskip("ray")
+    from mancala_envs.training.train_rllib import RLlibMancalaEnv
     from ray.rllib.env.env_context import EnvContext
-
-    from training.train_rllib import RLlibMancalaEnv
 
     config = {"game": "sadeqa_ii", "opponents": {"random": 1.0}, "seed": 3}
     draws = set()
@@ -162,10 +161,10 @@ def test_11_a_crafted_zip_runs_no_code_without_the_opt_in(tmp_path, monkeypatch)
     with zipfile.ZipFile(evil, "w") as z:
         z.writestr("data", json.dumps({"policy_class": {":type:": "x", ":serialized:": payload}}))
     with pytest.raises(ValueError, match="pickle"):
-        from agents.registry import make_agent
+        from mancala_envs.agents.registry import make_agent
 
         make_agent(f"policy:path={evil}")
-    from training.train_ppo import Args, load_checkpoint
+    from mancala_envs.training.train_ppo import Args, load_checkpoint
 
     with pytest.raises(ValueError):  # a resume reads its own zip without unpickling what it cannot rebuild
         bad = dict(json.loads(zipfile.ZipFile(evil).read("data")), lr_evil={":serialized:": payload})
@@ -264,7 +263,7 @@ def interrupt_after(
 def test_10_ctrl_c_inside_a_compiled_search_during_a_tournament(tmp_path):
     out = tmp_path / "t"
     agents = ["minimax:depth=9", "minimax:depth=8"]
-    args = ["-m", "agents.cli", "tournament", "songo_ewondo", "--agents", *agents,
+    args = ["-m", "mancala_envs.cli.main", "tournament", "songo_ewondo", "--agents", *agents,
             "--games", "200", "--out", str(out), "--no-progress"]  # fmt: skip
     proc = interrupt_after(args, lambda: (out / "tournament.json").exists(), delay=2.0)
     assert proc.returncode == 130, proc.stderr[-2000:]
@@ -277,7 +276,8 @@ def test_10_ctrl_c_inside_a_compiled_search_during_a_tournament(tmp_path):
 def test_10_ctrl_c_during_an_evaluation_keeps_the_finished_games(tmp_path):
     out = tmp_path / "e"
     games = out / "games.jsonl"
-    args = ["-m", "training.evaluate", "greedy", "--game", "sadeqa_ii", "--opponents", "minimax:depth=6",
+    args = ["-m", "mancala_envs.evaluation.evaluate", "greedy", "--game", "sadeqa_ii", "--opponents",
+    "minimax:depth=6",
             "--games", "200", "--out", str(out), "--no-progress"]  # fmt: skip
     proc = interrupt_after(args, lambda: games.exists() and games.read_text().count("\n") >= 2, delay=0.5)
     assert proc.returncode == 130, proc.stderr[-2000:]
@@ -289,7 +289,8 @@ def test_10_ctrl_c_during_an_evaluation_keeps_the_finished_games(tmp_path):
 def test_10_ctrl_c_during_training_saves_a_checkpoint_at_the_interrupt(tmp_path):
     run_dir = tmp_path / "r"
     log = tmp_path / "out.txt"
-    args = ["-m", "training.train_ppo", "--total-timesteps", "10000000", "--num-envs", "8", "--n-steps", "64",
+    args = ["-m", "mancala_envs.training.train_ppo", "--total-timesteps", "10000000", "--num-envs", "8",
+    "--n-steps", "64",
             "--batch-size", "128", "--n-epochs", "1", "--eval-freq", "10000000", "--net-arch", "16",
             "--pool", "minimax:depth=2@1", "--eval-games", "2", "--final-eval-games", "2",
             "--eval-opponents", "random", "--no-progress-bar", "--out", str(run_dir)]  # fmt: skip
@@ -308,6 +309,6 @@ def test_10_ctrl_c_during_training_saves_a_checkpoint_at_the_interrupt(tmp_path)
     assert state["num_timesteps"] > 0 and state["evals"] == []  # at the interrupt, before any evaluation
     policy = json.loads((run_dir / "policy.json").read_text())
     assert policy["trained"]["steps"] == state["num_timesteps"]
-    resumed = run("-m", "training.train_ppo", "--resume", str(run_dir), "--total-timesteps",
+    resumed = run("-m", "mancala_envs.training.train_ppo", "--resume", str(run_dir), "--total-timesteps",
                   str(state["num_timesteps"] + 512), "--no-progress-bar")  # fmt: skip
     assert resumed.returncode == 0 and "resuming" in resumed.stdout, resumed.stderr[-2000:]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
-from agents.az import AZAgent
-from agents.az_net import (
+from mancala_envs.agents.alphazero.agent import AZAgent
+from mancala_envs.agents.alphazero.network import (
     AZNet,
     build_network,
     load_first_ply,
@@ -18,7 +17,8 @@ from agents.az_net import (
     save_network,
     uses_lookahead,
 )
-from agents.az_search import GumbelSearch, network_inputs
+from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
+
 from mancala_envs import get_game
 from tests.golden_search import CONFIGS, gumbel_noise, positions, random_position, stub_evaluator
 

@@ -1,15 +1,16 @@
-"""Optimality suites (mancala_envs.tablebase.suites) and the optimality metric (agents.optimality)."""
+"""Optimality suites (mancala_envs.tablebase.suites) and the optimality metric
+(mancala_envs.evaluation.optimality)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from mancala_envs.agents.base import Agent
+from mancala_envs.agents.perfect import PerfectAgent
 
-from agents.base import Agent
-from agents.cli import main as mancala
-from agents.optimality import BLUNDER_KINDS, optimality
-from agents.perfect import PerfectAgent
 from mancala_envs import get_game, tablebase
+from mancala_envs.cli.main import main as mancala
+from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
 from mancala_envs.tablebase.suites import informative, load_suite, make_suite, read_suite, write_suite
 
 SHIPPED = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 8})]

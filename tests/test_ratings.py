@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from agents.arena import GameRecord
-from agents.ratings import compute_ratings, fit_bradley_terry
+from mancala_envs.evaluation.arena import GameRecord
+from mancala_envs.evaluation.ratings import compute_ratings, fit_bradley_terry
 
 
 def record(a: str, b: str, winner: int | None) -> GameRecord:

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from agents.cli import main as mancala
 from mancala_envs import get_game, tablebase
+from mancala_envs.cli.main import main as mancala
 
 BOARD = [1, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 1]  # En Dodoi, 6 holes a row: 5 seeds
 BUILD = ["tablebase", "build", "en_dodoi", "--holes-per-row", "6", "--max-seeds", "6"]
@@ -34,7 +34,7 @@ def test_build_reports_the_table(table_dir, capsys):
 
 
 def test_build_shows_a_progress_bar(tmp_path):
-    cmd = [sys.executable, "-m", "mancala_envs.tablebase.cli", "build", "sadeqa_ii", "--max-seeds", "4"]
+    cmd = [sys.executable, "-m", "mancala_envs.cli.tablebase", "build", "sadeqa_ii", "--max-seeds", "4"]
     done = subprocess.run([*cmd, "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "pos/s" in done.stderr and "100%" in done.stderr

@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import interrupt_training
+from mancala_envs.agents.greedy import GreedyAgent
+from mancala_envs.agents.registry import make_agent
+from mancala_envs.training.opponents import OpponentPool, parse_pool
+from mancala_envs.training.train_ppo import CaptureShaping, resolve_args
+from mancala_envs.training.train_ppo import main as train_main
 
-from agents.arena import load_records, play_game, play_match
-from agents.greedy import GreedyAgent
-from agents.registry import make_agent
 from mancala_envs import get_game
 from mancala_envs.envs.vector import MancalaVecEnv
-from training import evaluate as ev
-from training.opponents import OpponentPool, parse_pool
-from training.train_ppo import CaptureShaping, resolve_args
-from training.train_ppo import main as train_main
+from mancala_envs.evaluation import evaluate as ev
+from mancala_envs.evaluation.arena import load_records, play_game, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = [
@@ -36,7 +36,7 @@ TINY = [
 
 def train(*args: str) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", "training.train_ppo", *args],
+        [sys.executable, "-m", "mancala_envs.training.train_ppo", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -208,7 +208,7 @@ def test_same_seed_same_curve_and_resume(tiny_run, tmp_path, capsys):
 def test_ctrl_c_leaves_a_usable_checkpoint(tmp_path):
     run = tmp_path / "interrupted"
     args = [*TINY, "--total-timesteps", "10000000", "--out", str(run)]
-    interrupt_training("training.train_ppo", args, (run / "state.json").exists)
+    interrupt_training("mancala_envs.training.train_ppo", args, (run / "state.json").exists)
     state = json.loads((run / "state.json").read_text())
     policy = json.loads((run / "policy.json").read_text())
     assert policy["trained"]["steps"] == state["num_timesteps"] >= 1024
@@ -282,7 +282,7 @@ def test_capture_shaping_sums_to_the_result():
 
 
 def test_git_revision_is_unknown_without_git(monkeypatch):
-    from training.common import git_revision
+    from mancala_envs.training.common import git_revision
 
     assert git_revision() != ""
     monkeypatch.setenv("PATH", "")  # no git to run
@@ -299,7 +299,7 @@ def test_shipped_model_plays_its_game(name):
 
 
 def test_default_run_folder_is_never_an_existing_run(tmp_path, monkeypatch):
-    from training.common import default_run_folder
+    from mancala_envs.training.common import default_run_folder
 
     monkeypatch.chdir(tmp_path)
     first = default_run_folder("runs/en_dodoi6-seed4")
@@ -322,8 +322,9 @@ def test_cuda_without_a_gpu_is_an_error(tmp_path, capsys):
 
 def test_eval_optimality_logs_the_learners_rate_on_the_shipped_suite(tmp_path):
     """``--eval-optimality``: each evaluation scores the learner on the game's shipped suite; the
-    last one is agents.optimality of the saved policy (a run's own max_plies does not matter)."""
-    from agents.optimality import optimality
+    last one is mancala_envs.evaluation.optimality of the saved policy (a run's own max_plies does not
+    matter)."""
+    from mancala_envs.evaluation.optimality import optimality
     from mancala_envs.tablebase.suites import load_suite
 
     run = tmp_path / "optimality"

@@ -1,4 +1,4 @@
-"""The run folder of :mod:`training.train_alphazero`: checkpoints (network files, optimizer,
+"""The run folder of :mod:`mancala_envs.training.train_alphazero`: checkpoints (network files, optimizer,
 replay buffer, then ``state.json`` last), one ``metrics.csv`` row per iteration (appended and
 synced), periodic evaluations (``eval.csv``, TensorBoard when installed) and the learning curve
 (``learning_curve.png``)."""
@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.files import append_synced, atomic_write
+from mancala_envs.training.az_selfplay import Replay
+
 from mancala_envs import Game
-from training.az_selfplay import Replay
-from training.evaluate import SCORE_COLUMNS, score_columns
+from mancala_envs.evaluation.evaluate import SCORE_COLUMNS, score_columns
+from mancala_envs.infra.files import append_synced, atomic_write
 
 EVAL_COLUMNS = ("positions", "updates", "minutes", "agent", "opponent", "pairs", "games", *SCORE_COLUMNS)
 
@@ -101,8 +102,8 @@ class Run:
         return (self.wall + time.perf_counter() - self.started) / 60
 
     def az_config(self) -> dict[str, Any]:
-        from agents.az_net import network_config
-        from training.common import git_revision
+        from mancala_envs.agents.alphazero.network import network_config
+        from mancala_envs.training.common import git_revision
 
         config = network_config(
             self.game, self.a.hidden, self.a.one_hot_max, self.a.obs_scale, self.a.lookahead, self.a.replies
@@ -124,8 +125,7 @@ class Run:
     def save(self, net: Any, optimizer: Any, replay: Replay) -> None:
         """Network files, checkpoint and buffer first, ``state.json`` last (never ahead of them)."""
         import torch
-
-        from agents.az_net import save_network
+        from mancala_envs.agents.alphazero.network import save_network
 
         save_network(net, self.run / "az", self.az_config())
         buf = io.BytesIO()
@@ -142,8 +142,9 @@ class Run:
         atomic_write(self.run / "state.json", json.dumps(state, indent=1))
 
     def evaluate(self, net: Any, n_games: int, progress: bool = False) -> list[Any]:
-        from agents.az import AZAgent
-        from training.evaluate import evaluate
+        from mancala_envs.agents.alphazero.agent import AZAgent
+
+        from mancala_envs.evaluation.evaluate import evaluate
 
         config = self.az_config()
         results = []
@@ -210,7 +211,7 @@ class Run:
 def final_az_report(book: Run, net: Any, title: str, summary: str) -> int:
     """The end of an ``az`` training script: the final evaluation (Ctrl-C deferred to its end:
     then exit 130) and the run's report, ``summary`` first; returns the exit status."""
-    from training.common import final_evaluation, final_report
+    from mancala_envs.training.common import final_evaluation, final_report
 
     a, run = book.a, book.run
     print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)

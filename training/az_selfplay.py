@@ -1,8 +1,8 @@
-"""Self-play for :mod:`training.train_alphazero`: games in lockstep, one batched Gumbel search
+"""Self-play for :mod:`mancala_envs.training.train_alphazero`: games in lockstep, one batched Gumbel search
 per move, and the replay buffer their positions go to.
 
 :class:`SelfPlay` plays ``games`` games at once; every move of every game is one batched search
-(:class:`agents.az_search.GumbelSearch`). Each position records the network's input
+(:class:`mancala_envs.agents.alphazero.search.GumbelSearch`). Each position records the network's input
 (the mover's raw-count view, or his lookahead rows), his legal mask and the search's improved
 policy; when a game ends (or, with ``settle_decided``, its result is decided: in a game won on
 captures, one player holds more than half the seeds), every one of its positions gets the result
@@ -31,7 +31,7 @@ class Replay:
     FIELDS = ("obs", "mask", "policy", "value")
 
     def __init__(self, game: Game, capacity: int, lookahead: int = 0):
-        from agents.az_tree import input_width
+        from mancala_envs.agents.alphazero.tree import input_width
 
         self.capacity, self.size, self.next = capacity, 0, 0
         self.obs = np.zeros((capacity, input_width(game, lookahead)), dtype=np.float32)
@@ -78,9 +78,9 @@ class SelfPlay:
         starts: list[Any],
         table: Any = None,
     ):
-        from agents.az_net import input_plies
-        from agents.az_search import GumbelSearch
-        from agents.az_tree import input_width
+        from mancala_envs.agents.alphazero.network import input_plies
+        from mancala_envs.agents.alphazero.search import GumbelSearch
+        from mancala_envs.agents.alphazero.tree import input_width
 
         self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
         self.table = table
@@ -113,7 +113,7 @@ class SelfPlay:
 
     def step(self, replay: Replay) -> int:
         """One move of every game; finished games go to ``replay``. Returns the positions searched."""
-        from agents.az_search import known_results
+        from mancala_envs.agents.alphazero.search import known_results
 
         game, a = self.game, self.a
         gumbel = (

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from agents.files import atomic_write, read_json
 from mancala_envs import GAMES
+from mancala_envs.infra.files import atomic_write, read_json
 
 T = TypeVar("T")
 
@@ -145,7 +145,7 @@ def check_evaluation_args(a: Any, opponents: Iterable[str]) -> Any:
     """The checks the self-play scripts share: ``eval_games`` and ``final_eval_games`` even (both
     seatings of each opening), ``seed`` and ``eval_seed`` non-negative, the game and every
     opponent spec buildable; returns the game."""
-    from agents.registry import make_agent
+    from mancala_envs.agents.registry import make_agent
 
     even = "a positive even number (both seatings)"
     check_each(a, ("eval_games", "final_eval_games"), lambda v: v >= 2 and v % 2 == 0, even)
@@ -209,7 +209,7 @@ def start_run(a: Any, prefix: str, progress_key: str) -> RunStart:
     draws)."""
     import torch
 
-    from agents.arena import derive_seed
+    from mancala_envs.evaluation.arena import derive_seed
 
     game = make_game(a)
     default_base = f"{prefix}{game.name}{a.holes_per_row or ''}-seed{a.seed}"
@@ -244,7 +244,7 @@ def record_run(run: Path, a: Any, device: str, module: str, argv: list[str]) -> 
 def final_evaluation(evaluate: Callable[[], T], saved: str) -> T | None:
     """``evaluate()`` with Ctrl-C deferred to its end; ``None`` after a Ctrl-C, which prints where
     the trained model (``saved``) stays."""
-    from agents import interrupts
+    from mancala_envs.infra import interrupts
 
     try:
         with interrupts.deferred_interrupts():
@@ -263,10 +263,10 @@ def interrupted(progress: str, run: Path) -> int:
 def final_report(
     run: Path, game: Any, results: list[Any], a: Any, title: str, notes: list[str], history: list, agent: str
 ) -> int:
-    """Write the run's ``report.md`` / ``report.json`` (:func:`training.evaluate.write_report`,
+    """Write the run's ``report.md`` / ``report.json`` (:func:`mancala_envs.evaluation.evaluate.write_report`,
     arena seed ``a.eval_seed``), print its table, the report's path and the ``agent`` spec that
     plays the trained model; returns the exit status 0."""
-    from training.evaluate import table, write_report
+    from mancala_envs.evaluation.evaluate import table, write_report
 
     print(table(write_report(run, game, results, a.eval_seed, title, notes, history)))
     print(f"report: {run / 'report.md'}; agent: {agent}")

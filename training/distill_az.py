@@ -1,8 +1,9 @@
 """Distil minimax over an ``az`` model's value head into a network that reads more plies: expert
 iteration with a full-width minimax expert (``mancala distill-az``).
 
-    python -m training.distill_az --game en_dodoi --teacher ONE_PLY.json --out runs/distill_en_dodoi
-    python -m training.distill_az --resume runs/distill_en_dodoi
+    python -m mancala_envs.training.distill_az --game en_dodoi --teacher ONE_PLY.json --out
+    runs/distill_en_dodoi
+    python -m mancala_envs.training.distill_az --resume runs/distill_en_dodoi
 
 One readable script in the CleanRL manner (the arguments are the fields of :class:`Args`).
 
@@ -11,14 +12,16 @@ most plies; ``train_openings`` of them, seeded), are played by the teacher's net
 sampling its move from ``softmax(logits / temperature)``, until ``positions`` positions are seen.
 
 **Labels.** Each position is searched by full-width minimax to ``depth`` plies over the teacher's
-value head (:mod:`agents.value_minimax`: finished positions count their result; values credited by
+value head (:mod:`mancala_envs.agents.alphazero.value_minimax`: finished positions count their result; values
+credited by
 player id). The policy target is uniform over the moves of the best value (ties within 1e-9), the
 value target is that best value, for the player to move.
 
 **Student.** The network of ``lookahead`` / ``replies`` / ``third`` (``third`` > 0: it reads three
 plies, ``Game.lookahead_batch(states, plies=3)``, built per minibatch from the stored positions),
 started from ``init_from`` (default: the teacher) — the layers it shares with it, new encoders at
-zero effect (:func:`agents.az_net.load_first_ply`). ``epochs`` passes over the labelled positions
+zero effect (:func:`mancala_envs.agents.alphazero.network.load_first_ply`). ``epochs`` passes over the
+labelled positions
 (a held-out ``holdout`` of them aside), AdamW at ``learning_rate`` with a cosine decay to 0, loss
 ``cross-entropy(policy target, masked logits) + value_weight * (value - target)^2``.
 
@@ -55,11 +58,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from agents.files import atomic_write
-from mancala_envs import GAMES
-from training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
-from training.common import (
+from mancala_envs.training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
+from mancala_envs.training.common import (
     RunArgs,
     check_each,
     check_evaluation_args,
@@ -72,13 +72,16 @@ from training.common import (
     start_run,
 )
 
+from mancala_envs import GAMES
+from mancala_envs.infra.files import atomic_write
+
 RESUMABLE = ("torch_threads",)
 
 
 @dataclass
 class Args(AZEvalArgs, RunArgs):
     """Every argument (``--field-name`` on the command line): the shared ones
-    (:class:`training.common.RunArgs`) and these."""
+    (:class:`mancala_envs.training.common.RunArgs`) and these."""
 
     game: str = field(default="en_dodoi", metadata={"help": "the game", "choices": GAMES})
     teacher: str | None = field(
@@ -115,7 +118,7 @@ def resolve_args(argv: list[str] | None = None) -> Args:
     args = parse_run_args(Args, "mancala distill-az", description, argv, RESUMABLE)
     check_args(args)
     if args.resume is None and args.teacher is None:  # config.json records the file, not "shipped"
-        from agents.az import shipped_az_model
+        from mancala_envs.agents.alphazero.agent import shipped_az_model
 
         args.teacher = str(shipped_az_model(make_game(args)))
     return args
@@ -135,7 +138,7 @@ def check_args(a: Args) -> None:
         )
     if not a.hidden or min(a.hidden) < 1:
         raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
-    from agents.az_net import check_plies
+    from mancala_envs.agents.alphazero.network import check_plies
 
     check_plies(a.lookahead, a.replies, a.third)
     check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
@@ -145,8 +148,13 @@ def check_args(a: Args) -> None:
 def teacher_and_student(a: Args) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
     """The teacher's network and config, and the student's (built from the arguments, loaded with
     ``init_from``'s layers); ``ValueError`` for a model of another game or network shape."""
-    from agents.az import shipped_az_model
-    from agents.az_net import build_network, load_first_ply, load_network, network_config
+    from mancala_envs.agents.alphazero.agent import shipped_az_model
+    from mancala_envs.agents.alphazero.network import (
+        build_network,
+        load_first_ply,
+        load_network,
+        network_config,
+    )
 
     game = make_game(a)
     path = a.teacher or str(shipped_az_model(game))
@@ -171,11 +179,11 @@ def teacher_and_student(a: Args) -> tuple[Any, dict[str, Any], Any, dict[str, An
 def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, Any]) -> np.ndarray:
     """``positions`` running states of the teacher's sampled games (module docstring)."""
     import torch
+    from mancala_envs.agents.alphazero.network import lookahead_plies
+    from mancala_envs.agents.alphazero.search import network_inputs
 
-    from agents import interrupts
-    from agents.az_net import lookahead_plies
-    from agents.az_search import network_inputs
-    from agents.openings import DEFAULT_PLIES, random_openings
+    from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
+    from mancala_envs.infra import interrupts
 
     rng = np.random.default_rng(a.seed)
     plies = lookahead_plies(teacher_config)
@@ -198,8 +206,9 @@ def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, A
 def label(a: Args, game: Any, states: np.ndarray, teacher: Any) -> np.ndarray:
     """``(N, n)`` float32: each move's minimax value to ``depth`` plies for the mover (nan: illegal),
     in chunks of at most 2,000 positions and about a million leaves."""
-    from agents import interrupts
-    from agents.value_minimax import move_values, network_value
+    from mancala_envs.agents.alphazero.value_minimax import move_values, network_value
+
+    from mancala_envs.infra import interrupts
 
     value = network_value(game, teacher)
     chunk = min(2000, max(1, 1_024_000 // game.num_actions**a.depth))
@@ -220,7 +229,7 @@ def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 class DistillRun(Run):
-    """:class:`training.az_run.Run` for this script: ``positions`` counts labelled positions and
+    """:class:`mancala_envs.training.az_run.Run` for this script: ``positions`` counts labelled positions and
     the step within the epochs is ``updates``; the model records the teacher."""
 
     def __init__(self, a: Args, run: Path, game: Any, command: str, state: dict, device: str, configs: tuple):
@@ -231,7 +240,7 @@ class DistillRun(Run):
         return self.updates
 
     def az_config(self) -> dict[str, Any]:
-        from training.common import git_revision
+        from mancala_envs.training.common import git_revision
 
         a = self.a
         trained = {
@@ -253,8 +262,7 @@ class DistillRun(Run):
     def save(self, net: Any, optimizer: Any, schedule: Any) -> None:
         """Network files and checkpoint first, ``state.json`` last (never ahead of them)."""
         import torch
-
-        from agents.az_net import save_network
+        from mancala_envs.agents.alphazero.network import save_network
 
         save_network(net, self.run / "az", self.az_config())
         buf = io.BytesIO()
@@ -271,15 +279,15 @@ class DistillRun(Run):
 def train(a: Args, argv: list[str]) -> int:
     """Run (or resume) the distillation described by ``a``; returns the exit status."""
     import torch
+    from mancala_envs.agents.alphazero.network import input_plies
+    from mancala_envs.agents.alphazero.search import network_inputs
 
-    from agents import interrupts
-    from agents.az_net import input_plies
-    from agents.az_search import network_inputs
+    from mancala_envs.infra import interrupts
 
     torch.manual_seed(a.seed)  # the student's new encoders
     teacher, teacher_config, net, network_config = teacher_and_student(a)
     game, run, device, state, _ = start_run(a, "runs/distill_", "updates")
-    command = record_run(run, a, device, "training.distill_az", argv)
+    command = record_run(run, a, device, "mancala_envs.training.distill_az", argv)
     book = DistillRun(a, run, game, command, state, device, (network_config, teacher_config))
     net = net.to(device)
     per_epoch = (a.positions - a.holdout) // a.batch_size
@@ -395,8 +403,7 @@ def labelled_positions(a: Args, game: Any, teacher: Any, teacher_config: dict, r
 def held_out_agreement(net: Any, game: Any, states, policy, legal, plies: int) -> float:
     """How often the network's move is a best move of the labels, on the held-out positions."""
     import torch
-
-    from agents.az_search import network_inputs
+    from mancala_envs.agents.alphazero.search import network_inputs
 
     hits = 0
     for i in range(0, len(states), 1024):
@@ -409,7 +416,7 @@ def held_out_agreement(net: Any, game: Any, states, policy, legal, plies: int) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``mancala distill-az`` / ``python -m training.distill_az``; returns the exit status."""
+    """``mancala distill-az`` / ``python -m mancala_envs.training.distill_az``; returns the exit status."""
     return script_main("mancala distill-az", resolve_args, train, argv)
 
 

@@ -16,7 +16,7 @@ the opponent is to move.
   a new one replaces the oldest (games in the middle of an episode against the replaced one
   finish against the new one).
 - Snapshots sample from their policy (masked softmax) with the pool's generator, so they are
-  varied opponents; baselines are the project's agents built with :func:`agents.as_agent` —
+  varied opponents; baselines are the project's agents built with :func:`mancala_envs.agents.as_agent` —
   ``random`` and ``greedy`` in compiled batches, ``minimax:depth=2`` through the compiled
   alpha-beta, row by row.
 
@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from mancala_envs.agents.base import Agent, NetworkAgent
+from mancala_envs.agents.registry import as_agent
 
-from agents.base import Agent, NetworkAgent
-from agents.registry import as_agent
 from mancala_envs import Game
 
 

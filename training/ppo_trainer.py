@@ -1,4 +1,4 @@
-"""The run-folder side of :mod:`training.train_ppo`: the policy's network and file config, the
+"""The run-folder side of :mod:`mancala_envs.training.train_ppo`: the policy's network and file config, the
 safe loading of a run's checkpoint, capture shaping, and :class:`Trainer` (evaluation schedule,
 ``eval.csv`` and ``optimality.csv``, snapshots into the opponent pool, checkpoints, the SB3
 callback)."""
@@ -15,15 +15,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from agents.files import atomic_write
 from mancala_envs import Game
-from training.evaluate import SCORE_COLUMNS, score_columns
+from mancala_envs.evaluation.evaluate import SCORE_COLUMNS, score_columns
+from mancala_envs.infra.files import atomic_write
 
 if TYPE_CHECKING:
-    from training.train_ppo import Args
+    from mancala_envs.training.train_ppo import Args
 
 EVAL_COLUMNS = ("timesteps", "opponent", "pairs", "games", "distinct", *SCORE_COLUMNS)
-BLUNDER_COLUMNS = ("win_to_draw", "win_to_loss", "draw_to_loss")  # agents.optimality.BLUNDER_KINDS
+BLUNDER_COLUMNS = (
+    "win_to_draw",
+    "win_to_loss",
+    "draw_to_loss",
+)  # mancala_envs.evaluation.optimality.BLUNDER_KINDS
 OPTIMALITY_COLUMNS = ("timesteps", "positions", "optimal", "rate", "ci_low", "ci_high", *BLUNDER_COLUMNS)
 
 
@@ -81,7 +85,7 @@ class CaptureShaping(VecEnvWrapper):
 
 
 def policy_kwargs(a: Args, game: Game) -> dict[str, Any]:
-    from training.features import CountFeatures
+    from mancala_envs.agents.policies.features import CountFeatures
 
     return {
         "net_arch": list(a.net_arch),
@@ -96,8 +100,8 @@ def policy_kwargs(a: Args, game: Game) -> dict[str, Any]:
 
 
 def policy_config(a: Args, game: Game, steps: int, command: str) -> dict[str, Any]:
-    """The safe policy file's config (:mod:`agents.policy_files`)."""
-    from training.common import git_revision
+    """The safe policy file's config (:mod:`mancala_envs.agents.model_files`)."""
+    from mancala_envs.training.common import git_revision
 
     kw = policy_kwargs(a, game)
     return {
@@ -178,7 +182,7 @@ class Trainer:
         }
 
     def save_policy(self, stem: str) -> None:
-        from agents.policy_files import save_policy
+        from mancala_envs.agents.model_files import save_policy
 
         config = policy_config(self.args, self.game, int(self.model.num_timesteps), self.command)
         save_policy(self.model.policy, self.run / stem, config)
@@ -193,23 +197,24 @@ class Trainer:
 
     def learner(self) -> Any:
         """The model being trained as an agent (argmax on its policy)."""
-        from agents.policy import PolicyAgent
+        from mancala_envs.agents.policies.policy import PolicyAgent
 
         learner = PolicyAgent(model=self.model, observation="counts")
         learner.name = "learner"
         return learner
 
     def evaluate(self, n_games: int, progress: bool = False) -> list[Any]:
-        from training.evaluate import evaluate
+        from mancala_envs.evaluation.evaluate import evaluate
 
         a = self.args
         opponents = a.eval_opponents
         return evaluate(self.game, self.learner(), opponents, n_games, a.eval_seed, "default", progress)
 
     def evaluate_optimality(self, steps: int) -> float:
-        """The learner's optimality rate on the game's shipped suite (:mod:`agents.optimality`),
+        """The learner's optimality rate on the game's shipped suite
+        (:mod:`mancala_envs.evaluation.optimality`),
         logged as ``eval/optimality`` and to ``optimality.csv``."""
-        from agents.optimality import BLUNDER_KINDS, optimality
+        from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
 
         suite_game, suite = self.suite
         res = optimality(suite_game, self.learner(), suite, seed=self.args.eval_seed)
@@ -257,7 +262,7 @@ class Trainer:
     def callback(self) -> Any:
         from stable_baselines3.common.callbacks import BaseCallback
 
-        from agents import interrupts
+        from mancala_envs.infra import interrupts
 
         trainer = self
 

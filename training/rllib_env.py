@@ -1,6 +1,6 @@
-"""The env side of :mod:`training.train_rllib`: the league's agent ids, the opponent mixture and
+"""The env side of :mod:`mancala_envs.training.train_rllib`: the league's agent ids, the opponent mixture and
 :class:`RLlibMancalaEnv`, RLlib's ``PettingZooEnv`` over the project's AEC env (the module
-docstring of :mod:`training.train_rllib` describes the whole design)."""
+docstring of :mod:`mancala_envs.training.train_rllib` describes the whole design)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from mancala_envs.agents.registry import make_agent
 
-from agents.registry import make_agent
 from mancala_envs import get_game
 from mancala_envs.envs.aec import MancalaEnv
 

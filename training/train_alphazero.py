@@ -4,12 +4,13 @@ core, a small network learning the search's improved policy and the games' resul
 One readable script in the CleanRL manner: the arguments are the fields of :class:`Args`
 (``--sims``, ``--games``, ... one flag per field), the command line wins over the defaults.
 
-    python -m training.train_alphazero --game en_dodoi --max-minutes 60 --out runs/az_en_dodoi
-    python -m training.train_alphazero --resume runs/az_en_dodoi --max-minutes 90
+    python -m mancala_envs.training.train_alphazero --game en_dodoi --max-minutes 60 --out runs/az_en_dodoi
+    python -m mancala_envs.training.train_alphazero --resume runs/az_en_dodoi --max-minutes 90
     mancala train-az ...                                   # the same script
 
 **Self-play.** ``games`` games are played at once. Every move of every game is one batched Gumbel
-MuZero search (:class:`agents.az_search.GumbelSearch`: Gumbel-top-k and sequential halving at the
+MuZero search (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`: Gumbel-top-k and sequential halving
+at the
 root, ``sims`` simulations; the network evaluates the new leaves of all games in one forward pass
 per simulation). The move played is the search's action (Gumbel noise of scale ``gumbel_scale``: the
 exploration); each position records the improved policy ``softmax(logits + sigma(completed Q))`` as
@@ -22,11 +23,12 @@ see how a won game is *ended* (a game that never ends is a draw), which the shor
 (tried on Songo Ewondo it did worse: self-play learns that the losing side can hold such games to a
 draw; README). The model records the choice (``search.settle_decided``) and ``az`` searches the way
 its network was trained. A new game starts from a random opening (``opening_share`` of the time) or
-the initial position. (:mod:`training.az_selfplay`; the run folder's bookkeeping is
-:mod:`training.az_run`.)
+the initial position. (:mod:`mancala_envs.training.az_selfplay`; the run folder's bookkeeping is
+:mod:`mancala_envs.training.az_run`.)
 
 **Network input** (``lookahead``): 0 reads the mover's raw counts; W > 0 adds a per-move head of
-width W that reads the core's result of every move (``Game.lookahead_batch``; :mod:`agents.az_net`).
+width W that reads the core's result of every move (``Game.lookahead_batch``;
+:mod:`mancala_envs.agents.alphazero.network`).
 ``replies`` R > 0 reads a second ply too: every reply to every move (``plies=2``), through a reply
 encoder of width R pooled into each move's head.
 
@@ -34,7 +36,7 @@ encoder of width R pooled into each move's head.
 ``az.json``; the same game and network shape), e.g. to continue a shipped model under a changed
 self-play setting; the run's config records the file. A run with ``replies`` may start from the
 same network without them: it takes every other layer, and its reply encoder starts at zero effect
-(:func:`agents.az_net.load_first_ply`), so it starts playing as that model did.
+(:func:`mancala_envs.agents.alphazero.network.load_first_ply`), so it starts playing as that model did.
 
 **Exact value targets** (``tablebase``, off by default): with a table folder of the game (built by
 ``mancala tablebase build``; TABLEBASE.md), every self-play position the table covers (at most its
@@ -46,7 +48,8 @@ place of the game's result; the model records the table (``trained.value_targets
 steps on ``cross-entropy(policy target, masked logits) + value_weight * (value - result)^2``.
 
 **Evaluation** every ``eval_every`` self-play positions and at the end: the agent (``az`` with
-``eval_sims`` simulations, deterministic) plays :func:`agents.arena.play_match` against each of
+``eval_sims`` simulations, deterministic) plays :func:`mancala_envs.evaluation.arena.play_match` against each
+of
 ``eval_opponents`` over the game's default opening suite (``eval_games`` games: pairs of openings
 with swapped seats), and the network alone (``sims=0``) against ``eval_net_opponents``. Scores and
 intervals go to ``eval.csv`` and TensorBoard, and ``learning_curve.png`` plots them against the
@@ -81,11 +84,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from mancala_envs import GAMES
-from training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
-from training.az_selfplay import Replay, SelfPlay
-from training.common import (
+from mancala_envs.training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
+from mancala_envs.training.az_selfplay import Replay, SelfPlay
+from mancala_envs.training.common import (
     RunArgs,
     check_each,
     check_evaluation_args,
@@ -98,13 +99,15 @@ from training.common import (
     start_run,
 )
 
+from mancala_envs import GAMES
+
 RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
 
 
 @dataclass
 class Args(AZEvalArgs, RunArgs):
     """Every argument of a training run (``--field-name`` on the command line): the shared ones
-    (:class:`training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
+    (:class:`mancala_envs.training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
 
     game: str = field(default="en_dodoi", metadata={"help": "the game", "choices": GAMES})
     total_positions: int = field(default=2_000_000, metadata={"help": "self-play positions to train on"})
@@ -231,7 +234,7 @@ def exact_table(a: Args) -> Any:
 def initial_network(a: Args) -> Any:
     """The network of ``--init-from`` (``ValueError`` unless it is an az model of this run's game
     and network shape, or of that shape without the reply encoder); None without the flag."""
-    from agents.az_net import load_network, network_config
+    from mancala_envs.agents.alphazero.network import load_network, network_config
 
     if a.init_from is None:
         return None
@@ -271,16 +274,21 @@ def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Gene
 def train(a: Args, argv: list[str]) -> int:
     """Run (or resume) the training described by ``a``; returns the exit status."""
     import torch
+    from mancala_envs.agents.alphazero.network import (
+        build_network,
+        input_plies,
+        load_first_ply,
+        torch_evaluator,
+    )
 
-    from agents import interrupts
-    from agents.az_net import build_network, input_plies, load_first_ply, torch_evaluator
-    from agents.openings import DEFAULT_PLIES, random_openings
+    from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
+    from mancala_envs.infra import interrupts
 
     game, run, device, state, session_seed = start_run(a, "runs/az_", "positions")
     resuming = a.resume is not None
     torch.manual_seed(session_seed)
     rng = np.random.default_rng(session_seed)
-    command = record_run(run, a, device, "training.train_alphazero", argv)
+    command = record_run(run, a, device, "mancala_envs.training.train_alphazero", argv)
     book = Run(a, run, game, command, state, device)
     net = build_network(book.az_config()).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
@@ -359,7 +367,7 @@ def train(a: Args, argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``mancala train-az`` / ``python -m training.train_alphazero``; returns the exit status."""
+    """``mancala train-az`` / ``python -m mancala_envs.training.train_alphazero``; returns the exit status."""
     return script_main("mancala train-az", resolve_args, train, argv)
 
 

@@ -1,28 +1,32 @@
 """Train a MaskablePPO agent for one mancala game by self-play against an opponent pool (the
-run-folder side — checkpoints, evaluations, snapshots — is :mod:`training.ppo_trainer`).
+run-folder side — checkpoints, evaluations, snapshots — is :mod:`mancala_envs.training.ppo_trainer`).
 
 One readable script in the CleanRL manner: the arguments are the fields of :class:`Args`
 (``--total-timesteps``, ``--num-envs``, ... one flag per field), their defaults come from
 ``training/configs.toml`` (``[defaults]``, then the game's own section), the command line wins.
 
-    python -m training.train_ppo                         # the main job: Songo Ewondo, < 10 min on 2 cores
-    python -m training.train_ppo --game en_dodoi --total-timesteps 3000000 --out runs/en_dodoi
-    python -m training.train_ppo --resume runs/en_dodoi  # continue an interrupted run
+    python -m mancala_envs.training.train_ppo                         # the main job: Songo Ewondo, < 10 min
+    on 2 cores
+    python -m mancala_envs.training.train_ppo --game en_dodoi --total-timesteps 3000000 --out runs/en_dodoi
+    python -m mancala_envs.training.train_ppo --resume runs/en_dodoi  # continue an interrupted run
     mancala train ...                                    # the same script
 
-**Training.** sb3-contrib ``MaskablePPO`` (``MlpPolicy`` over :class:`training.features.CountFeatures`)
+**Training.** sb3-contrib ``MaskablePPO`` (``MlpPolicy`` over
+:class:`mancala_envs.agents.policies.features.CountFeatures`)
 on :class:`~mancala_envs.envs.vector.MancalaVecEnv` with raw-count observations: the learner's seat
 is drawn per episode (it plays both seats), its reward is its own result (+1 / -1 / 0) whoever the
 opponent is. Episodes start from a suite of ``train_openings`` random openings (and the initial
 position, a fifth of the time; ``--no-openings``: the initial position only). The opponent of
-every episode is drawn from the :class:`~training.opponents.OpponentPool`.
+every episode is drawn from the :class:`~mancala_envs.training.opponents.OpponentPool`.
 
 **Evaluation** every ``eval_freq`` steps and at the final step: the learner (argmax on its policy)
-plays :func:`agents.arena.play_match` against each of ``eval_opponents`` over the game's default
+plays :func:`mancala_envs.evaluation.arena.play_match` against each of ``eval_opponents`` over the game's
+default
 opening suite, ``eval_games`` games (``eval_games / 2`` openings, both seatings) with the fixed seed
 ``eval_seed``. Scores, intervals over the opening pairs and distinct games go to TensorBoard
 (``eval/score_vs_<opponent>``) and ``eval.csv``. With ``--eval-optimality`` the learner also moves
-once in each position of the game's shipped optimality suite (:mod:`agents.optimality`): the share
+once in each position of the game's shipped optimality suite (:mod:`mancala_envs.evaluation.optimality`): the
+share
 of outcome-preserving moves goes to ``eval/optimality`` and ``optimality.csv`` (with its interval
 and the blunders by kind). Each evaluation then writes the checkpoint and
 decides the snapshot. At the end, ``final_eval_games`` games per opponent give ``report.md`` /
@@ -31,7 +35,7 @@ decides the snapshot. At the end, ``final_eval_games`` games per opponent give `
 **Run folder** (``--out``, never overwritten; default ``runs/<game>-seed<seed>[-k]``):
 ``config.json`` (the resolved arguments, with the device actually used), ``command.txt``,
 ``git_revision.txt``, ``policy.json`` + ``policy.pt`` (the latest policy in the safe format of
-:mod:`agents.policy_files`: ``make_agent("policy:path=RUN/policy.json")``), ``best_policy.*``
+:mod:`mancala_envs.agents.model_files`: ``make_agent("policy:path=RUN/policy.json")``), ``best_policy.*``
 (best mean evaluation score), ``model.zip`` (the full checkpoint for ``--resume``), ``state.json``
 (steps, evaluation history, snapshots), ``snapshots/*.pt``, ``eval.csv``, ``optimality.csv``
 (``--eval-optimality``), ``logs/session<k>/`` (TensorBoard events and SB3's ``progress.csv``),
@@ -59,8 +63,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mancala_envs import GAMES
-from training.common import (
+from mancala_envs.agents.policies.features import SeedFeatures  # noqa: F401  (0.1 checkpoints pickled this path)
+from mancala_envs.training.common import (
     RunArgs,
     check_each,
     check_evaluation_args,
@@ -74,8 +78,7 @@ from training.common import (
     script_main,
     start_run,
 )
-from training.features import SeedFeatures  # noqa: F401  (0.1 checkpoints pickled this path)
-from training.ppo_trainer import (  # noqa: F401  (re-exported: the script's parts by their old names)
+from mancala_envs.training.ppo_trainer import (  # noqa: F401  (re-exported: the script's parts by their old names)
     EVAL_COLUMNS,
     CaptureShaping,
     Trainer,
@@ -85,6 +88,8 @@ from training.ppo_trainer import (  # noqa: F401  (re-exported: the script's par
     policy_kwargs,
 )
 
+from mancala_envs import GAMES
+
 CONFIG_FILE = Path(__file__).with_name("configs.toml")
 RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resume may change
 
@@ -92,7 +97,7 @@ RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resum
 @dataclass
 class Args(RunArgs):
     """Every argument of a training run (``--field-name`` on the command line): the shared ones
-    (:class:`training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
+    (:class:`mancala_envs.training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
 
     total_timesteps: int = field(default=1_000_000, metadata={"help": "learner moves to train on"})
     num_envs: int = field(default=32, metadata={"help": "games played at once"})
@@ -152,7 +157,7 @@ def resolve_args(argv: list[str] | None = None) -> Args:
 
 def check_args(a: Args) -> None:
     """``ValueError`` naming the first bad argument (before anything is built or played)."""
-    from training.opponents import parse_pool
+    from mancala_envs.training.opponents import parse_pool
 
     if a.game not in GAMES:
         raise ValueError(f"unknown game {a.game!r}; known: {', '.join(GAMES)}")
@@ -179,15 +184,15 @@ def check_args(a: Args) -> None:
 def train(args: Args, argv: list[str]) -> int:
     """Run (or resume) the training described by ``args``; returns the exit status."""
     import torch
+    from mancala_envs.training.opponents import OpponentPool, parse_pool
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
 
-    from agents import interrupts
-    from agents.arena import derive_seed
-    from agents.openings import DEFAULT_PLIES, random_openings
     from mancala_envs.envs.vector import MancalaVecEnv
-    from training.opponents import OpponentPool, parse_pool
+    from mancala_envs.evaluation.arena import derive_seed
+    from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
+    from mancala_envs.infra import interrupts
 
     game, run, device, state, session_seed = start_run(args, "runs/", "num_timesteps")
     resuming = args.resume is not None
@@ -212,7 +217,7 @@ def train(args: Args, argv: list[str]) -> int:
     )
     if args.capture_shaping:
         env = CaptureShaping(env, args.capture_shaping, args.gamma)
-    command = record_run(run, args, device, "training.train_ppo", argv)
+    command = record_run(run, args, device, "mancala_envs.training.train_ppo", argv)
     if resuming and (run / "model.zip").is_file():
         model = load_checkpoint(run / "model.zip", env, args, game, device)
         for key in ("evals", "optimality"):
@@ -296,12 +301,12 @@ def train(args: Args, argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``mancala train`` / ``python -m training.train_ppo``; returns the exit status."""
+    """``mancala train`` / ``python -m mancala_envs.training.train_ppo``; returns the exit status."""
     return script_main("mancala train", resolve_args, train, argv)
 
 
 if __name__ == "__main__":
-    # run the module's own copy, so that checkpoints name training.train_ppo, not __main__
-    from training.train_ppo import main as _main
+    # run the module's own copy, so that checkpoints name mancala_envs.training.train_ppo, not __main__
+    from mancala_envs.training.train_ppo import main as _main
 
     sys.exit(_main())

@@ -1,7 +1,7 @@
 """Train a mancala policy with Ray RLlib's PPO (new API stack), locally or on a Ray cluster.
 
 ``mancala train-rllib --game sadeqa_ii --iterations 50 --out runs/sq`` (or
-``python -m training.train_rllib ...``); see ``docs/rllib.md`` for the cluster route.
+``python -m mancala_envs.training.train_rllib ...``); see ``docs/rllib.md`` for the cluster route.
 
 How it is put together (kept simple on purpose):
 
@@ -26,8 +26,8 @@ How it is put together (kept simple on purpose):
   The role is carried in the agent id, ``"<module>@<seat>"`` (``main@0``, ``frozen_1@1``), and the
   agent-to-module mapping is just the part before ``@``: deterministic and checkpoint-safe.
 * **Evaluation.** At every checkpoint the saved ``main`` is loaded through the arena adapter
-  (``agents.make_agent("rllib:path=OUT")``) and plays ``--eval-games`` seat-balanced games
-  against each ``--eval-opponents`` spec with :func:`agents.arena.play_match` over the game's
+  (``mancala_envs.agents.make_agent("rllib:path=OUT")``) and plays ``--eval-games`` seat-balanced games
+  against each ``--eval-opponents`` spec with :func:`mancala_envs.evaluation.arena.play_match` over the game's
   default opening suite (both seatings of each opening; pairs, distinct games and the interval
   over pairs go to ``eval.jsonl``).
 * **Files in OUT.** ``config.json`` (the run's options), ``checkpoint/`` (the latest algorithm
@@ -55,9 +55,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.registry import make_agent
-from mancala_envs import get_game
-from training.rllib_env import (  # noqa: F401  (re-exported)
+from mancala_envs.agents.registry import make_agent
+from mancala_envs.training.rllib_env import (  # noqa: F401  (re-exported)
     CHECKPOINT,
     DEFAULT_OPPONENTS,
     GAMES,
@@ -69,6 +68,8 @@ from training.rllib_env import (  # noqa: F401  (re-exported)
     module_of,
     parse_opponents,
 )
+
+from mancala_envs import get_game
 
 
 def game_params(opts: dict[str, Any]) -> dict[str, Any]:
@@ -150,7 +151,7 @@ def save(algo: Any, out: Path) -> Path:
 
 def evaluate(out: Path, game: Any, opponents: Sequence[str], n_games: int, seed: int) -> list[dict[str, Any]]:
     """Arena matches of the checkpoint in ``out`` (as ``rllib:path=OUT``) against each opponent."""
-    from agents.arena import play_match
+    from mancala_envs.evaluation.arena import play_match
 
     agent = make_agent(f"rllib:path={out}", seed=seed)
     rows = []

@@ -81,9 +81,9 @@ def start_state(game: Game, options: Mapping[str, Any] | None, first_player: int
 
 def opponent_agent(opponent: object, seed: int, batched_callable: bool = False) -> Any:
     """The opponent as an agent of the one protocol (``act``/``act_batch``, ``agents/base.py``):
-    a spec string is built with ``agents.make_agent``, an agent is kept, a callable is wrapped
+    a spec string is built with ``mancala_envs.agents.make_agent``, an agent is kept, a callable is wrapped
     (``f(observation_dict)`` for the single-agent env, ``f(observations, masks)`` for the vector
     env). The envs, the arena, the evaluation and the training pool all use this adapter."""
-    from agents.registry import as_agent  # the agents live outside the core; resolved on use
+    from mancala_envs.agents.registry import as_agent  # the agents live outside the core; resolved on use
 
     return as_agent(opponent, seed=seed, batched_callable=batched_callable)

@@ -14,7 +14,7 @@ Conventions (those of ``SingleAgentEnv`` unless said otherwise):
   where the learner is to move.
 - **Starts.** Episodes start from the initial position (player 0 first) or, with ``openings``
   (a sequence of running :class:`~mancala_envs.State` s or their ``to_dict()`` forms, e.g. an
-  ``agents.openings`` suite), from one of them drawn uniformly per episode. :meth:`reset_to`
+  ``mancala_envs.evaluation.openings`` suite), from one of them drawn uniformly per episode. :meth:`reset_to`
   starts every game from given positions once.
 - **Observations.** ``obs_format="flat"`` (default): a ``Box(0, 1, (obs_size,), float32)``, the
   core's ``game.observation(state, learner_seat)`` (``counts=True``: ``game.counts``, raw seed
@@ -205,7 +205,7 @@ class MancalaVecEnv(VecEnv):
         if not random and not callable(getattr(self._opponent, "act_batch", None)):
             raise ValueError(
                 f"opponent {value!r} has no act_batch: the vector env plays its opponent in batches "
-                "(subclass agents.base.Agent, whose act_batch loops act)"
+                "(subclass mancala_envs.agents.base.Agent, whose act_batch loops act)"
             )
         self._from_spec = isinstance(value, str) and value != "random"
         self._episodes_hook = getattr(self._opponent, "episodes_started", None)

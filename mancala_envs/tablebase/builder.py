@@ -74,7 +74,7 @@ def _interrupts():
     """``(deferred_interrupts, check)``: Ctrl-C waits for the next layer chunk or round, never
     lands inside a compiled call or between a layer's bytes and its header entry."""
     try:
-        from agents.interrupts import check, deferred_interrupts
+        from mancala_envs.infra.interrupts import check, deferred_interrupts
     except ImportError:  # pragma: no cover - the agents package ships with this one
         return nullcontext, lambda: None
     return deferred_interrupts, check

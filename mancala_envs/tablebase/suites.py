@@ -1,5 +1,5 @@
 """Optimality suites: positions with their exact outcome and optimal moves, so that an agent's
-play can be scored without a table (:mod:`agents.optimality`).
+play can be scored without a table (:mod:`mancala_envs.evaluation.optimality`).
 
 A suite is a JSONL file, one position a line::
 
@@ -81,7 +81,7 @@ def _position_key(state: State) -> tuple:
 
 
 def _suite_agents(game: Game, specs: Sequence[str], seed: int) -> list:
-    from agents.registry import make_agent
+    from mancala_envs.agents.registry import make_agent
 
     agents = []
     for i, spec in enumerate(specs):
@@ -110,7 +110,7 @@ def make_suite(
     ``positions``) games; ``ValueError`` if those yield fewer than ``min_positions`` (default
     ``positions``). ``agents``: the
     specs that play (default :data:`SUITE_AGENTS`; one that cannot play the game is left out)."""
-    from agents.arena import play_game
+    from mancala_envs.evaluation.arena import play_game
 
     if isinstance(positions, bool) or not isinstance(positions, int) or positions < 3:
         raise ValueError(f"positions must be an integer >= 3, got {positions!r}")
@@ -178,7 +178,7 @@ def write_suite(entries: Iterable[SuiteEntry], out: str | os.PathLike | io.TextI
     """Write a suite as JSONL (atomically when ``out`` is a path)."""
     text = "".join(json.dumps(e.to_dict(), separators=(",", ":")) + "\n" for e in entries)
     if isinstance(out, str | os.PathLike):
-        from agents.files import atomic_write
+        from mancala_envs.infra.files import atomic_write
 
         atomic_write(Path(out), text)
     else:

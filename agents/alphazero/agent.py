@@ -1,0 +1,226 @@
+"""The AlphaZero-style agent:
+``make_agent("az[:path=MODEL.json][,sims=N][,temperature=T][,discount=D][,finish=PLIES]")``.
+
+A network trained by ``training/train_alphazero.py`` (files of :mod:`mancala_envs.agents.alphazero.network`;
+with no path,
+the shipped model of the game being played, ``models/az_<game>.json``) guides a Gumbel MuZero
+search (:mod:`mancala_envs.agents.alphazero.search`) of ``sims`` simulations per move (default
+:data:`DEFAULT_SIMS`). ``sims=0`` plays the network alone: the most likely legal move, or, with
+``temperature`` T > 0, a draw from ``softmax(logits / T)``. With a search, ``temperature`` scales
+the root's Gumbel noise: 0 (the default) is a deterministic search, 1 the sampling of training.
+Every draw comes from the agent's own generator: the same seed gives the same moves.
+
+**Finishing won games** (games won on captures, Songo Ewondo and En Dodoi; with a search only).
+Once a player holds more than half the seeds he wins *if the game ends*, and a game that never ends
+is a draw, so the leader must still end it. ``discount`` D (default :data:`DEFAULT_DISCOUNT`) makes
+the search value such a decided position at ``1 - D * (share of the seeds still on the board)``
+for its winner (:func:`mancala_envs.agents.alphazero.search.exact_value`), so among winning moves it prefers
+those
+that bring the end nearer; and ``finish`` P (default :data:`DEFAULT_FINISH`) plays the first move of
+the shortest forced end of the game when one exists within P plies
+(:mod:`mancala_envs.agents.alphazero.forced_end`, at
+most :data:`FINISH_BUDGET` engine moves searched a move). ``discount=0,finish=0`` is the plain
+search. The discount acts on the decided positions the search settles (``search.settle_decided``,
+the default); a model that does not settle them sends them to its network, undiscounted.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number
+from mancala_envs.agents.model_files import shipped_model
+
+from mancala_envs import Game, State
+
+DEFAULT_SIMS = 100
+MAX_SIMS = 100_000
+DEFAULT_DISCOUNT = 0.1
+DEFAULT_FINISH = 40
+FINISH_BUDGET = 100_000  # engine moves the forced-end search may make per move
+
+
+def settle_decided(search_params: dict[str, Any]) -> bool:
+    """The model's ``search.settle_decided`` (True when absent: models from before the key)."""
+    value = search_params.get("settle_decided", True)
+    if not isinstance(value, bool):
+        raise ValueError(f"the az model's search.settle_decided must be true or false, got {value!r}")
+    return value
+
+
+def check_discount(value: Any) -> float:
+    """``discount`` as a float in [0, 1) (``ValueError`` naming it otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise ValueError(f"az discount must be a number in [0, 1), got {value!r}")
+    return float(value)
+
+
+def shipped_az_model(game: Game) -> Path:
+    """``models/az_<game>.json``; ``ValueError`` when it is not there."""
+    return shipped_model(f"az_{game.name}.json", game, "az model", "az")
+
+
+class AZAgent(NetworkAgent):
+    """A network and a Gumbel search (module docstring). ``last_seconds``: time of the last move."""
+
+    counts = True
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        sims: int = DEFAULT_SIMS,
+        temperature: float = 0.0,
+        seed: int = 0,
+        network: Any = None,
+        config: dict[str, Any] | None = None,
+        discount: float = DEFAULT_DISCOUNT,
+        finish: int = DEFAULT_FINISH,
+    ):
+        if isinstance(sims, bool) or not isinstance(sims, int | np.integer) or not 0 <= sims <= MAX_SIMS:
+            raise ValueError(f"az sims must be an integer in 0..{MAX_SIMS}, got {sims!r}")
+        number = isinstance(temperature, int | float) and not isinstance(temperature, bool)
+        if not number or not 0 <= temperature < float("inf"):
+            raise ValueError(f"az temperature must be a finite number >= 0, got {temperature!r}")
+        from mancala_envs.agents.alphazero.forced_end import check_finish
+
+        self.discount = check_discount(discount)
+        self.finish = check_finish(finish)
+        if path is not None and network is not None:
+            raise ValueError("give an az model path or a network, not both")
+        super().__init__(seed)
+        self.sims, self.temperature = int(sims), float(temperature)
+        self.sample = self.sims == 0 and self.temperature > 0
+        self.name = spec_name(
+            "az",
+            {
+                "path": path,
+                "sims": None if self.sims == DEFAULT_SIMS else self.sims,
+                "temperature": None if self.temperature == 0 else spec_number(self.temperature),
+                "discount": None if self.discount == DEFAULT_DISCOUNT else spec_number(self.discount),
+                "finish": None if self.finish == DEFAULT_FINISH else self.finish,
+            },
+        )
+        self._models: dict[tuple, tuple[Any, dict[str, Any]]] = {}
+        self._fixed: tuple[Any, dict[str, Any]] | None = None
+        if network is not None:
+            self._fixed = (network, dict(config or {}))
+        elif path is not None:
+            from mancala_envs.agents.alphazero.network import load_network
+
+            self._fixed = load_network(path)
+        self._searches: dict[tuple, Any] = {}
+        self.last_seconds = 0.0
+
+    def model(self, game: Game) -> tuple[Any, dict[str, Any]]:
+        """``(network, config)`` for ``game``; ``ValueError`` when the model is for another game."""
+        if self._fixed is not None:
+            net, config = self._fixed
+        else:
+            key = (game.name, game.holes_per_row)
+            if key not in self._models:
+                from mancala_envs.agents.alphazero.network import load_network
+
+                self._models[key] = load_network(shipped_az_model(game))
+            net, config = self._models[key]
+        want = config.get("game", game.name), config.get("num_actions", game.num_actions)
+        if want != (game.name, game.num_actions):
+            raise ValueError(
+                f"the az model is for {want[0]} with {want[1]} holes a row, not {game.name} "
+                f"with {game.holes_per_row}"
+            )
+        return net, config
+
+    def evaluator(self, game: Game):
+        from mancala_envs.agents.alphazero.network import torch_evaluator
+
+        return torch_evaluator(self.model(game)[0])
+
+    def lookahead(self, game: Game) -> int:
+        """The plies of the lookahead rows the model reads (0: raw counts), from its config or,
+        for a network given without one, from the network itself."""
+        from mancala_envs.agents.alphazero.network import AZNet, input_plies, lookahead_plies
+
+        net, config = self.model(game)
+        from_network = input_plies(*(getattr(net, k, 0) for k in ("lookahead", "replies", "third")))
+        from_config = lookahead_plies(config)
+        if config.get("network") and isinstance(net, AZNet) and from_config != from_network:
+            raise ValueError(f"the az config's network reads {from_config} plies, the network {from_network}")
+        return from_config or from_network
+
+    def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """The mover's raw-count views, or his lookahead rows for a model that reads them."""
+        from mancala_envs.agents.alphazero.search import network_inputs
+
+        return network_inputs(game, states, self.lookahead(game))
+
+    def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Masked network logits (:class:`NetworkAgent` divides them by ``temperature`` when it
+        samples)."""
+        out, _ = self.evaluator(game)(np.ascontiguousarray(observations, dtype=np.float32))
+        return np.where(masks.astype(bool), out.astype(np.float64), -np.inf)
+
+    def search(self, game: Game, states: np.ndarray):
+        """A :class:`~mancala_envs.agents.alphazero.search.SearchResult` for a batch of running packed
+        states."""
+        from mancala_envs.agents.alphazero.search import GumbelSearch
+
+        _, config = self.model(game)
+        params = config.get("search", {})
+        key = (game.name, game.holes_per_row, len(states))
+        if key not in self._searches:
+            self._searches[key] = GumbelSearch(
+                game,
+                len(states),
+                self.sims,
+                max_considered=int(params.get("max_considered", 16)),
+                c_visit=float(params.get("c_visit", 50.0)),
+                c_scale=float(params.get("c_scale", 0.1)),
+                lookahead=self.lookahead(game),
+                settle_decided=settle_decided(params),
+                decided_discount=self.discount,
+            )
+        gumbel = None
+        if self.temperature > 0:
+            gumbel = self.temperature * self.rng.gumbel(size=(len(states), game.num_actions))
+        return self._searches[key].run(states, self.evaluator(game), gumbel)
+
+    def finishing_moves(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """Per packed state: the first move of the shortest forced end within ``finish`` plies when
+        the game is decided for its mover (:mod:`mancala_envs.agents.alphazero.forced_end`), else -1."""
+        from mancala_envs.agents.alphazero.forced_end import shortest_forced_end
+
+        out = np.full(len(states), -1, dtype=np.int64)
+        if self.finish > 0:
+            for i, row in enumerate(states):
+                out[i] = shortest_forced_end(row, game.rules, self.finish, FINISH_BUDGET)[0]
+        return out
+
+    def act(self, game: Game, state: State) -> int:
+        start = _time.perf_counter()
+        mask = require_running(game, state)
+        self.model(game)  # a missing or mismatched model fails on every move, forced ones too
+        if self.sims == 0:
+            action = super().act(game, state)
+        elif mask.sum() == 1:
+            action = int(np.flatnonzero(mask)[0])
+        else:
+            action = int(self.finishing_moves(game, state.array[None])[0])
+            if action < 0:
+                action = int(self.search(game, state.array[None]).action[0])
+        self.last_seconds = _time.perf_counter() - start
+        return action
+
+    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
+        """One action per running packed state (one batched search for all rows)."""
+        if self.sims == 0:
+            return super().act_batch(game, states)
+        game.check_states(states)
+        if not states[:, game.layout.mask].any(axis=1).all():
+            raise ValueError("act_batch needs running states: some rows have no legal move")
+        if not len(states):
+            return np.zeros(0, dtype=np.int64)
+        finish = self.finishing_moves(game, states)
+        return np.where(finish >= 0, finish, self.search(game, states).action.astype(np.int64))

@@ -1,0 +1,1 @@
+"""UCT Monte-Carlo tree search: the agent (:mod:`.agent`) and its compiled kernels (:mod:`.kernels`)."""

@@ -1,0 +1,88 @@
+"""UCT Monte-Carlo tree search with random rollouts, run in compiled code
+(:func:`mancala_envs.agents.mcts.kernels.mcts_run`) through the core's engine.
+
+The tree lives in preallocated numpy arrays (one row per node: packed state, children by action,
+visits, reward). A rollout's result is credited by player id: 1 to the winner's moves, 0.5 each
+for a draw or a truncated game, 0 to the loser's. The agent plays the most visited root move.
+"""
+
+from __future__ import annotations
+
+import time as _time
+
+import numpy as np
+from mancala_envs.agents.base import Agent, spec_number, time_budget
+from mancala_envs.agents.mcts.kernels import mcts_run
+
+from mancala_envs import Game, State
+
+MAX_SIMS = 10_000_000  # the tree holds one node per simulation
+
+
+class MCTSAgent(Agent):
+    """UCT with ``sims`` simulations per move, exploration constant ``c`` (rewards in [0, 1]) and
+    an optional ``time`` budget in seconds (whichever ends first). ``last_sims`` and
+    ``last_seconds`` report the work done for the last move."""
+
+    def __init__(self, sims: int = 1000, c: float = 1.4, time: float | None = None, seed: int = 0):
+        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or not 1 <= sims <= MAX_SIMS:
+            raise ValueError(f"mcts sims must be an integer in 1..{MAX_SIMS}, got {sims!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c < float("inf"):
+            raise ValueError(f"mcts c must be a finite non-negative number, got {c!r}")
+        super().__init__(seed)
+        self.sims = int(sims)
+        self.c = float(c)
+        self.time = time_budget(time, "mcts")
+        self.name = f"mcts:sims={self.sims}" + ("" if self.c == 1.4 else f",c={spec_number(self.c)}")
+        self.name += "" if self.time is None else f",time={spec_number(self.time)}"
+        self.last_sims = 0
+        self.last_seconds = 0.0
+        self._shape: tuple[int, int] | None = None
+
+    def _allocate(self, game: Game) -> None:
+        nodes = self.sims + 1  # one expansion per simulation
+        if self._shape != (nodes, game.state_size):
+            self._states = np.zeros((nodes, game.state_size), dtype=np.int32)
+            self._children = np.empty((nodes, game.num_actions), dtype=np.int32)
+            self._visits = np.zeros(nodes, dtype=np.float64)
+            self._value = np.zeros(nodes, dtype=np.float64)
+            self._mover = np.zeros(nodes, dtype=np.int32)
+            self._path = np.zeros(nodes + 1, dtype=np.int64)
+            self._scratch = np.zeros(game.state_size, dtype=np.int32)
+            self._shape = (nodes, game.state_size)
+        if self._children.shape[1] != game.num_actions:
+            self._children = np.empty((nodes, game.num_actions), dtype=np.int32)
+
+    def search(self, game: Game, state: State) -> np.ndarray:
+        """Run the simulations from ``state``; returns the visit count of each root move."""
+        if not game.legal_actions(state):
+            raise ValueError("no legal move: the game is over")
+        self._allocate(game)
+        self._children.fill(-1)
+        self._states[0] = state.array
+        self._visits[0] = 0.0
+        self._value[0] = 0.0
+        args = (game.rules, self.rng, self._states, self._children, self._visits, self._value, self._mover)
+        start = _time.perf_counter()
+        nodes = 1
+        if self.time is None:
+            nodes = mcts_run(self.sims, self.c, *args, nodes, self._path, self._scratch)
+            done = self.sims
+        else:
+            done, chunk = 0, 16
+            while done < self.sims and _time.perf_counter() - start < self.time:
+                k = min(chunk, self.sims - done)
+                nodes = mcts_run(k, self.c, *args, nodes, self._path, self._scratch)
+                done += k
+                chunk = min(chunk * 2, 256)
+        self.last_sims = done
+        self.last_seconds = _time.perf_counter() - start
+        kids = self._children[0]
+        return np.where(kids >= 0, self._visits[np.maximum(kids, 0)], 0.0)
+
+    def act(self, game: Game, state: State) -> int:
+        legal = game.legal_actions(state)
+        if len(legal) == 1:
+            self.last_sims, self.last_seconds = 0, 0.0
+            return legal[0]
+        return int(np.argmax(self.search(game, state)))

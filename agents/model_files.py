@@ -1,0 +1,198 @@
+"""Policy files that are safe to load: weights as tensors (``NAME.pt``, read with
+``torch.load(weights_only=True)``) plus a JSON config (``NAME.json``) that says how to rebuild the
+network — never a pickle, so a file from anywhere cannot run code.
+
+Config keys: ``format`` (``"mancala_envs.policy"``), ``version``, ``algorithm``
+(``"MaskablePPO"``), ``game`` and ``params``, ``observation`` (``"counts"`` or ``"fractions"``),
+``observation_size``, ``num_actions``, ``net_arch``, ``features`` (``{"name": ..., "kwargs": ...}``,
+a name of :data:`mancala_envs.agents.policies.features.EXTRACTORS`) and, for the reader, ``trained`` (steps,
+command, revision).
+
+sb3-contrib's own ``.zip`` checkpoints are pickles: :func:`load_zip` opens one only when the
+caller says it trusts the file (``policy:path=MODEL.zip,trusted=true``);
+:func:`export_zip` turns a trusted ``.zip`` into the safe pair.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mancala_envs.infra.config_files import read_config
+from mancala_envs.infra.files import atomic_write
+
+FORMAT, VERSION = "mancala_envs.policy", 1
+MODELS_DIR = Path(str(resources.files("mancala_envs.models")))  # the shipped models (package data)
+
+
+def shipped_model(name: str, game: Any, what: str, agent: str) -> Path:
+    """The shipped model file ``name`` (package data, :data:`MODELS_DIR`) for ``game``; a
+    ``ValueError`` naming ``agent:path=FILE`` as the way out when the package has none."""
+    path = MODELS_DIR / name
+    if not path.is_file():
+        raise ValueError(
+            f"no shipped {what} for {game.name}: {path} does not exist; give one with {agent}:path=FILE"
+        )
+    return path
+
+
+def pair_paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """``(NAME.json, NAME.pt)`` of a safe pair (policies and az networks) for a path to either file
+    (or their common stem)."""
+    path = Path(path)
+    stem = path.with_suffix("") if path.suffix in (".json", ".pt") else path
+    return stem.with_suffix(".json"), stem.with_suffix(".pt")
+
+
+def build_policy(config: dict[str, Any]) -> Any:
+    """An untrained ``MaskableActorCriticPolicy`` of the architecture ``config`` describes."""
+    from gymnasium import spaces
+    from mancala_envs.agents.policies.features import EXTRACTORS
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    features = config["features"]
+    if features["name"] not in EXTRACTORS:
+        raise ValueError(f"unknown features extractor {features['name']!r}; known: {sorted(EXTRACTORS)}")
+    high = np.inf if config["observation"] == "counts" else 1.0
+    obs_space = spaces.Box(0.0, high, (int(config["observation_size"]),), np.float32)
+    return MaskableActorCriticPolicy(
+        obs_space,
+        spaces.Discrete(int(config["num_actions"])),
+        lr_schedule=lambda _: 0.0,
+        net_arch=[int(x) for x in config["net_arch"]],
+        features_extractor_class=EXTRACTORS[features["name"]],
+        features_extractor_kwargs=dict(features.get("kwargs", {})),
+    )
+
+
+def save_pair(
+    module: Any, path: str | os.PathLike, fmt: str, version: int, config: dict[str, Any]
+) -> tuple[Path, Path]:
+    """Write a torch module's weights and ``config`` (stamped with ``format`` ``fmt`` and
+    ``version``) as a safe pair, each file atomically; the weights first, so a config never names
+    missing weights. Returns ``(NAME.json, NAME.pt)``."""
+    import io
+
+    import torch
+
+    json_path, pt_path = pair_paths(path)
+    buf = io.BytesIO()
+    torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buf)
+    atomic_write(pt_path, buf.getvalue())
+    atomic_write(json_path, json.dumps({"format": fmt, "version": version, **config}, indent=2) + "\n")
+    return json_path, pt_path
+
+
+def save_policy(policy: Any, path: str | os.PathLike, config: dict[str, Any]) -> tuple[Path, Path]:
+    """Write ``policy``'s weights and ``config`` as the safe pair (:func:`save_pair`)."""
+    return save_pair(policy, path, FORMAT, VERSION, config)
+
+
+def load_pair(
+    json_path: Path, pt_path: Path, kind: str, fmt: str, version: int, build: Any
+) -> tuple[Any, dict[str, Any]]:
+    """The torch module and config of a safe weights + JSON pair (this project's policies and az
+    networks): both files present, the JSON config of format ``fmt`` and ``version``, the module
+    ``build(config)``, its weights loaded with ``weights_only=True``; ``ValueError`` naming the
+    file for anything missing, damaged or of another format. ``kind`` names the file in messages."""
+    import torch
+
+    if not pt_path.is_file():
+        raise ValueError(f"{kind} file {pt_path} does not exist")
+    config = read_config(json_path, fmt, version, f"{kind} config")
+    try:
+        module = build(config)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{json_path}: bad {kind} config ({type(e).__name__}: {e})") from None
+    try:
+        module.load_state_dict(torch.load(pt_path, map_location="cpu", weights_only=True))
+    except Exception as e:  # torch raises many kinds for a damaged or foreign file
+        raise ValueError(f"{pt_path}: not the weights of this {kind} ({type(e).__name__}: {e})") from None
+    return module, config
+
+
+def load_policy(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
+    """The policy (on the CPU, in eval mode) and config of a safe pair; ``ValueError`` naming the
+    file for anything missing, damaged or of another format (:func:`load_pair`)."""
+    policy, config = load_pair(*pair_paths(path), "policy", FORMAT, VERSION, build_policy)
+    policy.set_training_mode(False)
+    return policy, config
+
+
+def load_zip(path: str | os.PathLike, trusted: bool) -> Any:
+    """An sb3-contrib ``MaskablePPO`` ``.zip`` — a pickle that can run code — only if ``trusted``."""
+    path = Path(path)
+    if not trusted:
+        raise ValueError(
+            f"{path} is an sb3 .zip checkpoint, a pickle that can run code when loaded: load it only from a "
+            "source you trust, with policy:path=...,trusted=true (or convert it once with "
+            "`python -m mancala_envs.agents.model_files MODEL.zip OUT`)"
+        )
+    if not path.is_file():
+        raise ValueError(f"policy file {path} does not exist")
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except Exception as e:  # a damaged archive raises zipfile, pickle, torch or key errors
+        raise ValueError(f"{path}: not a loadable MaskablePPO checkpoint ({type(e).__name__}: {e})") from None
+
+
+def zip_config(model: Any, game: Any) -> dict[str, Any]:
+    """The safe config of a (trusted, loaded) ``MaskablePPO`` model of ``game``."""
+    from mancala_envs.agents.policies.features import EXTRACTORS
+
+    kwargs = model.policy_kwargs
+    cls = kwargs.get("features_extractor_class")
+    name = next((k for k, v in EXTRACTORS.items() if v is cls), None)
+    if name is None:
+        raise ValueError(f"the model's features extractor {cls!r} is not one of {sorted(EXTRACTORS)}")
+    return {
+        "algorithm": "MaskablePPO",
+        "game": game.name,
+        "params": dict(game.params),
+        "observation": "counts" if name == "counts" else "fractions",
+        "observation_size": int(model.observation_space.shape[0]),
+        "num_actions": int(model.action_space.n),
+        "net_arch": list(kwargs.get("net_arch", [64, 64])),
+        "features": {"name": name, "kwargs": dict(kwargs.get("features_extractor_kwargs", {}))},
+        "trained": {"steps": int(model.num_timesteps), "from": "sb3 zip"},
+    }
+
+
+def export_zip(zip_path: str | os.PathLike, out: str | os.PathLike, game: Any) -> tuple[Path, Path]:
+    """Convert a trusted ``.zip`` into the safe pair ``OUT.json`` / ``OUT.pt``."""
+    model = load_zip(zip_path, trusted=True)
+    return save_policy(model.policy, out, zip_config(model, game))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m mancala_envs.agents.model_files MODEL.zip OUT [--game G] [--holes-per-row N]``."""
+    import argparse
+
+    from mancala_envs import GAMES, get_game
+
+    p = argparse.ArgumentParser(
+        prog="python -m mancala_envs.agents.model_files",
+        description="Convert a trusted MaskablePPO .zip into OUT.json + OUT.pt.",
+    )
+    p.add_argument("zip")
+    p.add_argument("out")
+    p.add_argument("--game", choices=GAMES, required=True)
+    p.add_argument("--holes-per-row", type=int, default=None)
+    args = p.parse_args(argv)
+    game = get_game(
+        args.game, **({} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row})
+    )
+    for f in export_zip(args.zip, args.out, game):
+        print(f"wrote {f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

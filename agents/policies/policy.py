@@ -1,0 +1,135 @@
+"""An agent that plays a trained MaskablePPO policy: ``make_agent("policy[:path=...][,sample=true]")``.
+
+Files: the safe pair ``NAME.json`` + ``NAME.pt`` that ``training/train_ppo.py`` writes
+(:mod:`mancala_envs.agents.model_files`; give either path), or, with ``trusted=true``, an sb3-contrib ``.zip``
+checkpoint (a pickle: only from a source you trust). With no path the agent plays the shipped
+model of the game being played, ``models/<game>.json``. ``model=`` takes a policy in memory: a
+``MaskablePPO`` model, its ``policy``, or a callable ``f(obs, mask) -> logits`` on torch tensors.
+
+The policy sees the core's view of the player to move (``game.counts`` for models trained on raw
+counts, ``game.observation`` otherwise) and his legal mask. Illegal moves get no probability; the
+agent plays the most likely legal move, or samples one with its own generator when ``sample``
+(``temperature=T``: a sample of the softmax of logits / T).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mancala_envs.agents.base import NetworkAgent, spec_name, spec_number
+from mancala_envs.agents.model_files import shipped_model
+
+from mancala_envs import Game
+
+
+def shipped_policy(game: Game) -> Path:
+    """The shipped ``<game>.json`` (package data ``mancala_envs.models``); ``ValueError`` when it is not
+    there."""
+    return shipped_model(f"{game.name}.json", game, "policy", "policy")
+
+
+class PolicyAgent(NetworkAgent):
+    """Plays the policy loaded from ``path`` (or ``model``, or the shipped one for the game)."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        sample: bool = False,
+        trusted: bool = False,
+        temperature: float | None = None,
+        seed: int = 0,
+        model: Any = None,
+        observation: str = "fractions",
+    ):
+        for what, flag in (("sample", sample), ("trusted", trusted)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"policy {what} must be true or false, got {flag!r}")
+        if path is not None and model is not None:
+            raise ValueError("give a policy path or a model, not both")
+        if temperature is not None and (isinstance(temperature, bool) or not 0 < temperature < float("inf")):
+            raise ValueError(f"policy temperature must be a positive number, got {temperature!r}")
+        super().__init__(seed)
+        params = {
+            "path": path,
+            "sample": "true" if sample and temperature is None else None,
+            "temperature": None if temperature is None else spec_number(temperature),
+            "trusted": "true" if trusted else None,
+        }
+        self.name = spec_name("policy", params)
+        self.sample = sample or temperature is not None
+        self.temperature = 1.0 if temperature is None else float(temperature)
+        self._config: dict[str, Any] = {}
+        self._shipped: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self.model = None if path is None else self._load(Path(path), trusted)
+        if model is not None:
+            if observation not in ("fractions", "counts"):
+                raise ValueError(f"observation must be 'fractions' or 'counts', got {observation!r}")
+            self.model = getattr(model, "policy", model)
+            self._config = {"observation": observation}
+
+    def _load(self, path: Path, trusted: bool) -> Any:
+        from mancala_envs.agents.model_files import load_policy, load_zip
+
+        if path.suffix == ".zip":
+            return load_zip(path, trusted).policy
+        policy, self._config = load_policy(path)
+        return policy
+
+    def _model_for(self, game: Game) -> Any:
+        if self.model is not None:
+            self.counts = self._config.get("observation") == "counts"
+            return self.model
+        if game.name not in self._shipped:
+            from mancala_envs.agents.model_files import load_policy
+
+            self._shipped[game.name] = load_policy(shipped_policy(game))
+        policy, config = self._shipped[game.name]
+        self.counts = config.get("observation") == "counts"
+        return policy
+
+    def prepare(self, game: Game) -> None:
+        """Load the game's policy now (and learn which observation it reads)."""
+        self._model_for(game)
+
+    def act(self, game: Game, state: Any) -> int:
+        self.prepare(game)
+        return super().act(game, state)
+
+    def act_batch(self, game: Game, states: np.ndarray) -> np.ndarray:
+        self.prepare(game)
+        return super().act_batch(game, states)
+
+    def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Masked logits ``(B, n)`` (``-inf`` on illegal moves) for a batch of observations."""
+        import torch
+
+        model = self._model_for(game)
+        mask = masks.astype(bool)
+        with torch.no_grad():
+            if hasattr(model, "get_distribution"):  # an SB3 policy
+                from gymnasium import spaces
+
+                space = model.observation_space
+                as_dict = isinstance(space, spaces.Dict)
+                expected = tuple((space["observation"] if as_dict else space).shape)
+                actions = getattr(model.action_space, "n", None)
+                if expected != (game.observation_size,) or actions != game.num_actions:
+                    raise ValueError(
+                        f"the policy expects observations of shape {expected} and {actions} actions; "
+                        f"{game.name} has ({game.observation_size},) and {game.num_actions}"
+                    )
+                obs: Any = (
+                    {"observation": observations, "action_mask": masks.astype(np.int8)}
+                    if as_dict
+                    else observations
+                )
+                tensor, _ = model.obs_to_tensor(obs)
+                out = model.get_distribution(tensor, action_masks=mask).distribution.logits
+            else:
+                out = model(torch.as_tensor(observations), torch.as_tensor(mask))
+        out = np.asarray(out.detach().cpu().numpy() if hasattr(out, "detach") else out, dtype=np.float64)
+        if out.shape != mask.shape:
+            raise ValueError(f"the policy gave logits of shape {out.shape}, expected {mask.shape}")
+        return np.where(mask, out, -np.inf)

@@ -1,0 +1,1 @@
+"""The ``mancala`` command (:mod:`.main`) and its ``tablebase`` subcommand (:mod:`.tablebase`)."""
