@@ -10,13 +10,27 @@ dependent kernel. Other code's caches are untouched. Importing this module insta
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from pathlib import Path
 
 from numba.core import caching
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _subpackage_dir(name: str) -> Path | None:
+    """Where ``mancala_envs.<name>`` lives: inside the package once installed, the repository's
+    own folder in a checkout (setuptools package-dir); found without importing it."""
+    spec = importlib.util.find_spec(f"mancala_envs.{name}")
+    return (
+        Path(spec.submodule_search_locations[0]).resolve()
+        if spec and spec.submodule_search_locations
+        else None
+    )
+
+
 _PROJECT_DIRS = tuple(
-    d for d in (_PACKAGE_DIR, _PACKAGE_DIR.parent / "agents", _PACKAGE_DIR.parent / "training") if d.is_dir()
+    dict.fromkeys(d for d in (_PACKAGE_DIR, _subpackage_dir("agents"), _subpackage_dir("training")) if d)
 )
 
 

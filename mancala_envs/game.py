@@ -27,6 +27,7 @@ from mancala_envs.core.batch import (
 )
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
+from mancala_envs.cursor import Cursor
 from mancala_envs.rulesets import Ruleset, get_ruleset
 from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
@@ -328,8 +329,6 @@ class Game:
 
     def cursor(self, state: State | None = None):
         """A mutable :class:`~mancala_envs.cursor.Cursor` at ``state`` (default: the start)."""
-        from mancala_envs.cursor import Cursor
-
         return Cursor(self, self.initial_state() if state is None else self._check_state(state))
 
     # ------------------------------------------------------------------ batches

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 from html import escape
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from mancala_envs.game import Game
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
-from mancala_envs.state import State
+
+if TYPE_CHECKING:  # annotations only: a state renders through its game
+    from mancala_envs.game import Game
+    from mancala_envs.state import State
 
 AGENTS = ("player_0", "player_1")
 

@@ -154,10 +154,5 @@ class State:
         )
 
     def __reduce__(self):
-        return (_rebuild_state, (self._game.ruleset, np.array(self._array)))
-
-
-def _rebuild_state(ruleset: Any, array: np.ndarray) -> State:
-    from mancala_envs.game import Game
-
-    return Game(ruleset).state_from_array(array)  # checked: a pickle may have been edited
+        # rebuilt by its game (pickled as its ruleset), checked: a pickle may have been edited
+        return (self._game.state_from_array, (np.array(self._array),))

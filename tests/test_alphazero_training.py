@@ -259,8 +259,9 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
     seeds; ``--no-settle-decided`` plays it on, and the model tells ``az`` to search that way."""
     from types import SimpleNamespace
 
-    from mancala_envs.agents.mcts.kernels import decided_winner
     from mancala_envs.training.az_selfplay import Replay, SelfPlay
+
+    from mancala_envs.core.engine import decided_winner
 
     game = get_game("songo_ewondo")
     rng = np.random.default_rng(5)

@@ -11,7 +11,8 @@ from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.main import main as mancala
 from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
-from mancala_envs.tablebase.suites import informative, load_suite, make_suite, read_suite, write_suite
+from mancala_envs.evaluation.suites import make_suite
+from mancala_envs.tablebase.suites import informative, load_suite, read_suite, write_suite
 
 SHIPPED = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 8})]
 

@@ -1,7 +1,7 @@
 """The shortest forced end of a decided game: how ``az`` finishes a game it has already won.
 
 In a game won on captures (SE10, ED5) a player holding more than half the seeds wins *if the game
-ends* (:func:`mancala_envs.agents.mcts.kernels.decided_winner`), but a game that never ends is a draw (TR1,
+ends* (:func:`mancala_envs.core.engine.decided_winner`), but a game that never ends is a draw (TR1,
 TABLEBASE.md), so the leader still has to end it. Once the game is decided, every move of the
 leader has the same value (a win), and neither the network nor a few hundred simulations see how
 to end it (README, "What limits the missed cells"). This module answers the question exactly, for
@@ -20,10 +20,9 @@ within ``d - 2`` plies (or fewer) remains, so the leader reaches the end in at m
 from __future__ import annotations
 
 import numpy as np
-from mancala_envs.agents.mcts.kernels import decided_winner
 from numba import njit
 
-from mancala_envs.core.engine import new_work, outcome_for, play
+from mancala_envs.core.engine import decided_winner, new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import RUNNING, copy_row, off_mask, off_status, off_to_move, off_winner
 from mancala_envs.rulesets import R_HOLES

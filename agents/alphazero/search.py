@@ -19,7 +19,7 @@ One search (:meth:`GumbelSearch.run`) is
 Values are exact where the core knows the result: a finished game is worth its outcome
 (:func:`~mancala_envs.core.engine.outcome_for`, 0 for a truncated game), and so, with
 ``settle_decided`` (the default), is a game won on captures once one player holds more than half
-the seeds (:func:`mancala_envs.agents.mcts.kernels.decided_winner`). That shortcut is not the rules' result:
+the seeds (:func:`mancala_envs.core.engine.decided_winner`). That shortcut is not the rules' result:
 the
 leader still has to end the game, and a game that never ends is a draw (TABLEBASE.md). With
 ``decided_discount`` D > 0 a settled decided position is worth ``1 - D * share`` of a win
@@ -40,12 +40,11 @@ import numpy as np
 from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
 from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
 from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
-from mancala_envs.agents.mcts.kernels import decided_winner
 from numba import njit
 
 from mancala_envs import Game
 from mancala_envs.core.batch import lookahead_into, lookahead_width, view_into, view_size
-from mancala_envs.core.engine import new_work, outcome_for, play
+from mancala_envs.core.engine import decided_winner, new_work, outcome_for, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
     DONE,

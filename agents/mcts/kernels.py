@@ -14,25 +14,9 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core import layout
-from mancala_envs.core.engine import new_work, outcome_for, play, play_random
+from mancala_envs.core.engine import decided_winner, new_work, outcome_for, play, play_random
 from mancala_envs.core.fast import kernel, random_below
-from mancala_envs.rulesets import R_HOLES, R_RESULT, R_SEEDS_PER_HOLE, RESULT_BY_CAPTURES
-
-
-@kernel
-def decided_winner(state, rules):
-    """SE10/ED5 decided early: in a game won on captures, a player who holds more than half the
-    seeds wins if the game ends (captured counts never decrease; a game that never ends is still a
-    draw, so this is the searches' shortcut, not the result); layout.NO_WINNER otherwise."""
-    n = rules[R_HOLES]
-    if rules[R_RESULT] != RESULT_BY_CAPTURES:
-        return layout.NO_WINNER
-    half = rules[R_SEEDS_PER_HOLE] * n  # total seeds / 2
-    cap = layout.off_captured(n)
-    for p in range(2):
-        if state[cap + p] > half:
-            return p
-    return layout.NO_WINNER
+from mancala_envs.rulesets import R_HOLES
 
 
 @kernel

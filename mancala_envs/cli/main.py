@@ -10,32 +10,79 @@ what was kept and exit status 130.
 from __future__ import annotations
 
 import argparse
-import importlib
+import csv
 import json
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from mancala_envs import GAMES, Game, State, __version__, get_game
 from mancala_envs.agents.human import QuitGame
+from mancala_envs.evaluation.arena import GAMES_FILE, load_records, play_game, replay, round_robin
+from mancala_envs.evaluation.arena.records import TornLineWarning
+from mancala_envs.evaluation.ratings import check_rating_options, compute_ratings
+from mancala_envs.infra.compile_note import announce_compilation
+from mancala_envs.infra.interrupts import deferred_interrupts
+from mancala_envs.render import ansi_board, result_text, write_gif
 
 PROG = "mancala"
 
-# Subcommands living in other modules: name -> (module exposing ``main(argv) -> int``, summary).
-EXTERNAL_COMMANDS: dict[str, tuple[str, str]] = {
-    "train": ("mancala_envs.training.train_ppo", "train a MaskablePPO policy by self-play"),
-    "train-az": ("mancala_envs.training.train_alphazero", "train an AlphaZero-style agent by self-play"),
-    "distill-az": (
-        "mancala_envs.training.distill_az",
-        "distil minimax over an az model's value into more plies",
-    ),
-    "evaluate": ("mancala_envs.evaluation.evaluate", "evaluate agents or policies against baselines"),
-    "optimality": ("mancala_envs.evaluation.optimality", "how often an agent's moves keep the exact outcome"),
-    "tablebase": ("mancala_envs.cli.tablebase", "build or probe an exact endgame tablebase"),
-    "train-rllib": ("mancala_envs.training.train_rllib", "train with RLlib (the rllib extra)"),
+
+def _train(argv: list[str]) -> int:
+    from mancala_envs.training import train_ppo
+
+    return train_ppo.main(argv)
+
+
+def _train_az(argv: list[str]) -> int:
+    from mancala_envs.training import train_alphazero
+
+    return train_alphazero.main(argv)
+
+
+def _distill_az(argv: list[str]) -> int:
+    from mancala_envs.training import distill_az
+
+    return distill_az.main(argv)
+
+
+def _evaluate(argv: list[str]) -> int:
+    from mancala_envs.evaluation import evaluate
+
+    return evaluate.main(argv)
+
+
+def _optimality(argv: list[str]) -> int:
+    from mancala_envs.evaluation import optimality
+
+    return optimality.main(argv)
+
+
+def _tablebase(argv: list[str]) -> int:
+    from mancala_envs.cli import tablebase
+
+    return tablebase.main(argv)
+
+
+def _train_rllib(argv: list[str]) -> int:
+    from mancala_envs.training import train_rllib
+
+    return train_rllib.main(argv)
+
+
+# Subcommands with parsers of their own, imported when run (the training ones need extras):
+# name -> (``main(argv) -> int``, summary).
+EXTERNAL_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
+    "train": (_train, "train a MaskablePPO policy by self-play"),
+    "train-az": (_train_az, "train an AlphaZero-style agent by self-play"),
+    "distill-az": (_distill_az, "distil minimax over an az model's value into more plies"),
+    "evaluate": (_evaluate, "evaluate agents or policies against baselines"),
+    "optimality": (_optimality, "how often an agent's moves keep the exact outcome"),
+    "tablebase": (_tablebase, "build or probe an exact endgame tablebase"),
+    "train-rllib": (_train_rllib, "train with RLlib (the rllib extra)"),
 }
 AGENT_SPECS = (
     "random, greedy, minimax:depth=4, mcts:sims=1000, policy[:path=FILE.json], az, perfect, "
@@ -192,12 +239,7 @@ def _one_line(e: BaseException) -> str:
 
 
 def _external(name: str, argv: list[str]) -> int:
-    module_name = EXTERNAL_COMMANDS[name][0]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        raise UsageError(f"'{name}' is not available: module {module_name} is not installed ({e})") from e
-    return int(module.main(argv) or 0)
+    return int(EXTERNAL_COMMANDS[name][0](argv) or 0)
 
 
 def _make_game(args: argparse.Namespace) -> Game:
@@ -209,21 +251,15 @@ def _make_game(args: argparse.Namespace) -> Game:
 
 def board_text(game: Game, state: State, bottom: int = 0) -> str:
     """The text board of :func:`mancala_envs.render.ansi_board`, player ``bottom`` at the bottom."""
-    from mancala_envs.render import ansi_board
-
     return ansi_board(game, state, bottom=bottom)
 
 
 def _describe_end(game: Game, state: State, names: Sequence[str]) -> str:
-    from mancala_envs.render import result_text
-
     who = "" if state.winner is None or state.winner < 0 else f" — {names[state.winner]}"
     return f"game over after {state.ply} plies: {result_text(game, state)}{who}"
 
 
 def _play(args: argparse.Namespace) -> int:
-    from mancala_envs.evaluation.arena import play_game
-    from mancala_envs.infra.compile_note import announce_compilation
 
     game = _make_game(args)
     names = (args.p0, args.p1)
@@ -260,10 +296,6 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from mancala_envs.evaluation.arena import round_robin
-    from mancala_envs.evaluation.ratings import check_rating_options, compute_ratings
-    from mancala_envs.infra.compile_note import announce_compilation
-    from mancala_envs.infra.interrupts import deferred_interrupts
 
     _check_tournament_flags(args)
     game = _make_game(args)
@@ -348,7 +380,6 @@ def _pairwise(result) -> str:
 
 def _write_pairwise(result, path: Path) -> None:
     """Score of each row agent against each column agent."""
-    import csv
 
     names = result.agents
     with open(path, "w", newline="", encoding="utf-8") as fh:
@@ -359,8 +390,6 @@ def _write_pairwise(result, path: Path) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from mancala_envs.evaluation.arena import GAMES_FILE, load_records, replay
-    from mancala_envs.evaluation.arena.records import TornLineWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -384,8 +413,6 @@ def _replay(args: argparse.Namespace) -> int:
         f"P0 = {rec.agents[0]}, P1 = {rec.agents[1]}"
     )
     if args.gif is not None:
-        from mancala_envs.render import write_gif
-
         write_gif(game, states, args.gif)
         print(f"wrote {args.gif}")
     wait = args.step and sys.stdin.isatty()

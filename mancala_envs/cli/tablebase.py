@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mancala_envs import GAMES, Game, get_game
+from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.builder import build
+from mancala_envs.tablebase.suites import write_suite
 from mancala_envs.tablebase.table import NO_MOVE, Tablebase, load
 
 PROG = "mancala tablebase"
@@ -139,11 +141,9 @@ def _probe(args: argparse.Namespace) -> int:
 
 
 def _suite(args: argparse.Namespace) -> int:
-    from mancala_envs.tablebase.suites import make_suite, write_suite
 
     game = _game(args)
     tb = _open(game, args.path, args.max_seeds)
-    from mancala_envs.tablebase.suites import SUITE_AGENTS
 
     specs = SUITE_AGENTS if args.agents is None else tuple(x.strip() for x in args.agents.split(";"))
     entries = make_suite(

@@ -281,6 +281,22 @@ def outcome_for(winner, seat):
 
 
 @kernel
+def decided_winner(state, rules):
+    """SE10/ED5 decided early: in a game won on captures, a player who holds more than half the
+    seeds wins if the game ends (captured counts never decrease; a game that never ends is still a
+    draw, so this is the searches' shortcut, not the result); NO_WINNER otherwise."""
+    n = rules[R_HOLES]
+    if rules[R_RESULT] != RESULT_BY_CAPTURES:
+        return NO_WINNER
+    half = rules[R_SEEDS_PER_HOLE] * n  # total seeds / 2
+    cap = off_captured(n)
+    for p in range(2):
+        if state[cap + p] > half:
+            return p
+    return NO_WINNER
+
+
+@kernel
 def apply_into(old, action, rules, new, mask, work):
     """The single-position entry point of ``Game.apply``: if in-range ``action`` is legal in
     ``old`` (its mask), write the next position into ``new`` and its legal mask into ``mask``

@@ -3,9 +3,10 @@ state of an episode (``reset(options={"state": ...})``) and the opponent adapter
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -79,11 +80,27 @@ def start_state(game: Game, options: Mapping[str, Any] | None, first_player: int
     return game.initial_state(first_player)
 
 
-def opponent_agent(opponent: object, seed: int, batched_callable: bool = False) -> Any:
-    """The opponent as an agent of the one protocol (``act``/``act_batch``, ``agents/base.py``):
-    a spec string is built with ``mancala_envs.agents.make_agent``, an agent is kept, a callable is wrapped
-    (``f(observation_dict)`` for the single-agent env, ``f(observations, masks)`` for the vector
-    env). The envs, the arena, the evaluation and the training pool all use this adapter."""
-    from mancala_envs.agents.registry import as_agent  # the agents live outside the core; resolved on use
+AGENT_PROVIDER = "mancala_envs.agents"  # the package that registers the spec resolver on import
+_resolver: Callable[..., Any] | None = None
 
-    return as_agent(opponent, seed=seed, batched_callable=batched_callable)
+
+def register_agent_resolver(resolver: Callable[..., Any]) -> None:
+    """Set how the envs turn a spec string or a callable into an agent: ``resolver(opponent,
+    seed=..., batched_callable=...)``. :mod:`mancala_envs.agents` registers
+    :func:`~mancala_envs.agents.registry.as_agent` when it is imported."""
+    global _resolver
+    _resolver = resolver
+
+
+def opponent_agent(opponent: object, seed: int, batched_callable: bool = False) -> Any:
+    """The opponent as an agent of the one protocol (``act``/``act_batch``): an object with ``act``
+    is kept as it is; a spec string or a callable (``f(observation_dict)`` for the single-agent
+    env, ``f(observations, masks)`` for the vector env) goes to the registered resolver. The envs
+    sit below the agents, so the resolver is registered by the agents package; a spec given before
+    it was imported imports it by name (:data:`AGENT_PROVIDER`)."""
+    if callable(getattr(opponent, "act", None)):
+        return opponent
+    if _resolver is None:
+        importlib.import_module(AGENT_PROVIDER)  # registers its resolver
+    assert _resolver is not None, f"{AGENT_PROVIDER} did not register an agent resolver"
+    return _resolver(opponent, seed=seed, batched_callable=batched_callable)

@@ -6,9 +6,9 @@
 
 :func:`build` (:mod:`~.builder`) makes or extends a table, :func:`load` (:mod:`~.table`) opens
 one; :mod:`~.index` numbers positions, :mod:`~.kernels` and :mod:`~.sweeps` compute the values,
-:mod:`~.probe` reads them, :mod:`~.store` keeps them on disk, :mod:`~.suites` makes and reads
-optimality suites (one ships per game in ``suites/``); ``mancala tablebase build|probe|suite``
-is :mod:`~.cli`.
+:mod:`~.probe` reads them, :mod:`~.store` keeps them on disk, :mod:`~.suites` reads and writes
+optimality suites (one ships per game in ``suites/``; :mod:`mancala_envs.evaluation.suites` makes
+them); ``mancala tablebase build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`.
 """
 
 from mancala_envs.tablebase.builder import build

@@ -14,12 +14,13 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from mancala_envs.game import Game, require_game
+from mancala_envs.infra.interrupts import check, deferred_interrupts
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
 from mancala_envs.tablebase.kernels import MAX_MARGIN, expand_layer
@@ -70,16 +71,6 @@ def _bytes(n: int) -> str:
     return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
 
 
-def _interrupts():
-    """``(deferred_interrupts, check)``: Ctrl-C waits for the next layer chunk or round, never
-    lands inside a compiled call or between a layer's bytes and its header entry."""
-    try:
-        from mancala_envs.infra.interrupts import check, deferred_interrupts
-    except ImportError:  # pragma: no cover - the agents package ships with this one
-        return nullcontext, lambda: None
-    return deferred_interrupts, check
-
-
 def build(
     game: Game,
     max_seeds: int,
@@ -114,8 +105,7 @@ def build(
         if int(header["max_seeds"]) >= max_seeds:
             return load(path, game, max_seeds)
     check_disk_space(game, max_seeds, path, existing)
-    deferred, _ = _interrupts()
-    with store.build_lock(path), deferred():
+    with store.build_lock(path), deferred_interrupts():  # Ctrl-C waits for a layer chunk's end
         header = store.read_header(path) if (path / store.HEADER).is_file() else store.new_header(game)
         store.check_game(header, game, path)
         done = int(header["max_seeds"])
@@ -142,7 +132,6 @@ def _build_layers(
         store.verify_layers(path, header, values_mm, rounds_mm)
     values = values_mm.view(np.ndarray)
     rules = unbounded_rules(game)
-    _, check = _interrupts()
     todo = 2 * int(offsets[max_seeds + 1] - offsets[done + 1])  # covered positions: both movers
     bar = _bar(todo, store.table_name(game)) if progress else None
     if not (path / store.HEADER).is_file():
@@ -197,7 +186,6 @@ def _build_layers(
 
 
 def _bar(total: int, name: str):
-    from tqdm.auto import tqdm
 
     return tqdm(
         total=total,

@@ -28,6 +28,7 @@ import numpy as np
 
 from mancala_envs.game import Game, get_game
 from mancala_envs.infra.config_files import read_config
+from mancala_envs.infra.files import atomic_write
 from mancala_envs.rulesets import R_MAX_PLIES
 from mancala_envs.tablebase.index import layer_offsets
 
@@ -157,7 +158,6 @@ def verify_layers(path: Path, header: dict[str, Any], values: np.ndarray, rounds
 
 
 def write_header(path: Path, header: dict[str, Any]) -> None:
-    from mancala_envs.infra.files import atomic_write  # the project's crash-safe writer
 
     atomic_write(path / HEADER, json.dumps(header, indent=1) + "\n")
 

@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from mancala_envs import Game, IllegalMoveError, State
 from mancala_envs.agents.base import Agent
+from mancala_envs.agents.registry import as_agent
 from mancala_envs.evaluation.arena.records import GameRecord
 from mancala_envs.game import check_seed, require_game
 from mancala_envs.infra.interrupts import check as check_interrupt
@@ -47,7 +49,6 @@ def prepare(agent: Agent | str, seed: int) -> Agent:
     """A fresh agent for a spec string, or ``agent`` (a callable wrapped by
     :func:`mancala_envs.agents.registry.as_agent`) reseeded where it supports it: the arena's seed, not the
     agent's own, decides its random choices."""
-    from mancala_envs.agents.registry import as_agent
 
     player = as_agent(agent, seed=seed)
     if isinstance(agent, str):
@@ -62,7 +63,6 @@ def prepare(agent: Agent | str, seed: int) -> Agent:
 
 def agent_name(agent: Agent | str) -> str:
     """A spec string as it is, else the agent's (or wrapped callable's) ``name``."""
-    from mancala_envs.agents.registry import as_agent
 
     return agent if isinstance(agent, str) else str(as_agent(agent).name)
 
@@ -234,7 +234,6 @@ def play_match(
     :mod:`mancala_envs.evaluation.openings`), ``None``/``"none"`` (the initial position), a JSONL path or a
     list of
     States. ``on_game(record)`` is called after each game (e.g. to write it at once)."""
-    from mancala_envs.agents.registry import as_agent
     from mancala_envs.evaluation.openings import resolve_openings
 
     require_game(game)
@@ -264,6 +263,5 @@ def progress_bar(
 ):
     if not enabled:
         return it
-    from tqdm.auto import tqdm
 
     return tqdm(it, desc=desc, total=total, initial=initial, unit=unit, dynamic_ncols=True)

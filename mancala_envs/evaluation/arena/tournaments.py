@@ -33,6 +33,7 @@ from typing import Any
 
 from mancala_envs import Game, State
 from mancala_envs.agents.base import Agent
+from mancala_envs.agents.registry import make_agent
 from mancala_envs.evaluation.arena.matches import (
     MatchResult,
     agent_name,
@@ -140,7 +141,6 @@ def round_robin(
     ``out_dir`` is never overwritten: pass ``resume=True`` to continue the tournament it holds.
     ``on_game(record)`` is called after each game is written; ``reuse``, ``fresh``: the module
     docstring's reuse."""
-    from mancala_envs.agents.registry import make_agent
     from mancala_envs.evaluation.openings import load_openings, resolve_openings
 
     # a spec's name is the one its agent reports (make_agent normalises spellings)
