@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
+from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
 from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number
 from mancala_envs.agents.model_files import shipped_model
 
@@ -84,8 +86,6 @@ class AZAgent(NetworkAgent):
         number = isinstance(temperature, int | float) and not isinstance(temperature, bool)
         if not number or not 0 <= temperature < float("inf"):
             raise ValueError(f"az temperature must be a finite number >= 0, got {temperature!r}")
-        from mancala_envs.agents.alphazero.forced_end import check_finish
-
         self.discount = check_discount(discount)
         self.finish = check_finish(finish)
         if path is not None and network is not None:
@@ -152,8 +152,6 @@ class AZAgent(NetworkAgent):
 
     def inputs(self, game: Game, states: np.ndarray) -> np.ndarray:
         """The mover's raw-count views, or his lookahead rows for a model that reads them."""
-        from mancala_envs.agents.alphazero.search import network_inputs
-
         return network_inputs(game, states, self.lookahead(game))
 
     def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -165,8 +163,6 @@ class AZAgent(NetworkAgent):
     def search(self, game: Game, states: np.ndarray):
         """A :class:`~mancala_envs.agents.alphazero.search.SearchResult` for a batch of running packed
         states."""
-        from mancala_envs.agents.alphazero.search import GumbelSearch
-
         _, config = self.model(game)
         params = config.get("search", {})
         key = (game.name, game.holes_per_row, len(states))
@@ -190,8 +186,6 @@ class AZAgent(NetworkAgent):
     def finishing_moves(self, game: Game, states: np.ndarray) -> np.ndarray:
         """Per packed state: the first move of the shortest forced end within ``finish`` plies when
         the game is decided for its mover (:mod:`mancala_envs.agents.alphazero.forced_end`), else -1."""
-        from mancala_envs.agents.alphazero.forced_end import shortest_forced_end
-
         out = np.full(len(states), -1, dtype=np.int64)
         if self.finish > 0:
             for i, row in enumerate(states):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from mancala_envs.agents.alphazero.search import known_results
 
 from mancala_envs import Game
 
@@ -39,8 +40,6 @@ def network_value(game: Game, net, batch: int = 65536) -> ValueFn:
 
 def minimax_values(game: Game, states: np.ndarray, depth: int, value: ValueFn) -> np.ndarray:
     """Each row's value for player 0 after ``depth`` more plies of minimax (module docstring)."""
-    from mancala_envs.agents.alphazero.search import known_results
-
     finished, result = known_results(states, game.rules, False)
     running = np.flatnonzero(~finished)
     if running.size == 0:

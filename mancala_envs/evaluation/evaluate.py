@@ -35,7 +35,10 @@ from typing import Any
 
 from mancala_envs import GAMES, Game, get_game
 from mancala_envs.agents.base import Agent
+from mancala_envs.agents.registry import AGENT_NAMES, make_agent, parse_spec
 from mancala_envs.evaluation.arena import GameRecord, MatchResult, play_match
+from mancala_envs.evaluation.arena.matches import check_even, check_seed
+from mancala_envs.evaluation.openings import resolve_openings
 from mancala_envs.infra.files import append_synced, atomic_write
 from mancala_envs.infra.interrupts import deferred_interrupts
 
@@ -47,8 +50,6 @@ def agent_spec(text: str) -> str:
     """A spec for a policy file or a run folder (``policy:path=...``), or the text unchanged (an
     agent spec such as ``az:path=model.json``); ``ValueError`` "no such file" for text that looks
     like a path (a ``/``, or a ``.json``/``.pt``/``.zip`` end) but names nothing there."""
-    from mancala_envs.agents.registry import AGENT_NAMES
-
     path = Path(text)
     if path.is_dir():
         if not (path / "policy.json").is_file():
@@ -68,8 +69,6 @@ def agent_spec(text: str) -> str:
 def load_once(spec: str) -> Agent | str:
     """A policy agent built once (the arena would reload its file for every game; the arena
     reseeds it per game, so the games are the same), any other spec unchanged (fresh per game)."""
-    from mancala_envs.agents.registry import make_agent, parse_spec
-
     return make_agent(spec) if parse_spec(spec)[0] in ("policy", "az") else spec
 
 
@@ -86,8 +85,6 @@ def evaluate(
     """``agent`` against each opponent: one :func:`mancala_envs.evaluation.arena.play_match` each, same
     ``seed``
     and suite."""
-    from mancala_envs.evaluation.openings import resolve_openings
-
     suite = resolve_openings(game, openings, games // 2)
     return [
         play_match(game, agent, opp, games, seed=seed, openings=suite, progress=progress, on_game=on_game)
@@ -264,10 +261,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.max_plies is not None:
             params["max_plies"] = args.max_plies
         game = get_game(args.game, **params)
-        from mancala_envs.agents.registry import make_agent
-        from mancala_envs.evaluation.arena.matches import check_even, check_seed
-        from mancala_envs.evaluation.openings import resolve_openings
-
         check_even(args.games, "--games")
         check_seed(args.seed)
         for spec in args.opponents:
