@@ -14,19 +14,15 @@ from pathlib import Path
 
 from mancala_envs import get_game
 from mancala_envs.render import svg_board
+from mancala_envs.rulesets import BUILTIN_GAMES, game_info
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "data" / "rule_cases.json"
-TITLES = {
-    "songo_ewondo": ("Songo Ewondo", "songo_ewondo_v0"),
-    "sadeqa_ii": ("Sadeqa II", "sadeqa_ii_v0"),
-    "en_dodoi": ("En Dodoi", "en_dodoi_v0"),
-}
 
 
 def rules_paragraph(module: str) -> str:
     """The rules summary of the env module's docstring (its second paragraph)."""
-    doc = importlib.import_module(f"mancala_envs.{module}").__doc__ or ""
+    doc = importlib.import_module(module).__doc__ or ""
     return doc.split("\n\n")[1].strip()
 
 
@@ -39,7 +35,8 @@ def case_state(case: dict):
 
 def page(name: str, cases: list[dict]) -> tuple[str, dict[str, str]]:
     """The Markdown of a game's page and its pictures (file name -> SVG)."""
-    title, module = TITLES[name]
+    info = game_info(name)
+    title, module = info.display_name, info.env_module
     game = get_game(name)
     pictures = {f"{name}-start.svg": svg_board(game, game.initial_state())}
     lines = [
@@ -47,7 +44,7 @@ def page(name: str, cases: list[dict]) -> tuple[str, dict[str, str]]:
         "",
         "<!-- written by docs/make_game_pages.py; edit that script, not this file -->",
         "",
-        f"Environment: `mancala_envs.{module}` (the full rules: [RULES.md](../RULES.md)).",
+        f"Environment: `{module}` (the full rules: [RULES.md](../RULES.md)).",
         "",
         rules_paragraph(module),
         "",
@@ -87,7 +84,7 @@ def render_all() -> dict[str, str]:
     """Every file of ``docs/games`` (relative path -> text)."""
     cases = json.loads(CASES.read_text())
     files: dict[str, str] = {}
-    for name in TITLES:
+    for name in (info.name for info in BUILTIN_GAMES):
         text, pictures = page(name, [c for c in cases if c["game"] == name])
         files[f"{name}.md"] = text
         files.update({f"img/{k}": v for k, v in pictures.items()})

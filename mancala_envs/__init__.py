@@ -9,16 +9,17 @@ helper. Environments: the PettingZoo modules ``songo_ewondo_v0``, ``sadeqa_ii_v0
 import mancala_envs._numba_cache  # noqa: F401  (first: keys numba's cache on the kernels' sources)
 from mancala_envs.game import Game, get_game, outcome
 from mancala_envs.random_play import RandomGames, random_games
-from mancala_envs.registration import register_envs
-from mancala_envs.rulesets import RULESETS, Ruleset
+from mancala_envs.registration import register_envs, register_game, unregister_game
+from mancala_envs.rulesets import GAMES, GameInfo, Ruleset
+from mancala_envs.rulesets import RULESETS as RULESETS  # the names of GAMES with their rulesets
 from mancala_envs.state import IllegalMoveError, State
 
-GAMES = tuple(RULESETS)
 register_envs()
 
 __all__ = [
     "GAMES",
     "Game",
+    "GameInfo",
     "IllegalMoveError",
     "RandomGames",
     "Ruleset",
@@ -26,5 +27,7 @@ __all__ = [
     "get_game",
     "outcome",
     "random_games",
+    "register_game",
+    "unregister_game",
 ]
 __version__ = "0.2.0"

@@ -30,7 +30,8 @@ Version history: v0 — first release.
 """
 
 from mancala_envs.envs.parallel import game_module_api as _api
+from mancala_envs.rulesets import EN_DODOI as _RULESET
 
-raw_env, env, parallel_env = _api("en_dodoi", __name__)
+raw_env, env, parallel_env = _api(_RULESET.name, __name__)
 
 __all__ = ["env", "parallel_env", "raw_env"]

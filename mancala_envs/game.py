@@ -28,7 +28,7 @@ from mancala_envs.core.batch import (
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
 from mancala_envs.cursor import Cursor
-from mancala_envs.rulesets import Ruleset, get_ruleset
+from mancala_envs.rulesets import RULESETS, Ruleset, get_ruleset, parameter_values
 from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
 __all__ = ["Game", "IllegalMoveError", "State", "get_game", "outcome"]
@@ -112,11 +112,9 @@ class Game:
 
     @property
     def params(self) -> dict[str, int]:
-        """The parameters that rebuild this game with :func:`get_game`."""
-        params = {"max_plies": self.max_plies}
-        if self.name == "en_dodoi":
-            params["holes_per_row"] = self.holes_per_row
-        return params
+        """The parameters that rebuild this game with :func:`get_game`: ``max_plies`` (TR1), then
+        those its :class:`~mancala_envs.rulesets.GameInfo` lists (En Dodoi: ``holes_per_row``)."""
+        return parameter_values(self.ruleset)
 
     # ------------------------------------------------------------------ states
 
@@ -210,7 +208,8 @@ class Game:
         if pending is None:
             return [0, 0]
         if not self.ruleset.has_opening_rule:
-            raise ValueError(f"first_move_pending applies to sadeqa_ii only, not {self.name}")
+            takers = ", ".join(name for name, r in RULESETS.items() if r.has_opening_rule)  # SQ4
+            raise ValueError(f"first_move_pending applies to {takers} only, not {self.name}")
         arr = _as_array(pending, "first_move_pending")
         if arr.shape != (2,) or arr.dtype.kind not in "biu" or not np.isin(arr, (0, 1)).all():
             raise ValueError(f"first_move_pending must be two booleans, got {pending!r}")
@@ -441,6 +440,8 @@ class Game:
 
 
 def get_game(name: str, **params: object) -> Game:
-    """The game ``name`` (``"songo_ewondo"``, ``"sadeqa_ii"`` or ``"en_dodoi"``) with optional
-    ``max_plies`` (default 1000) and, for En Dodoi, ``holes_per_row`` (6..10, default 8)."""
+    """The registered game ``name`` (``"songo_ewondo"``, ``"sadeqa_ii"``, ``"en_dodoi"`` or one added
+    with :func:`~mancala_envs.registration.register_game`) with optional ``max_plies`` (TR1, default
+    1000) and the parameters of its :class:`~mancala_envs.rulesets.GameInfo` (En Dodoi:
+    ``holes_per_row`` 6..10, default 8)."""
     return Game(get_ruleset(name, **params))

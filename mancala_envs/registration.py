@@ -12,43 +12,70 @@ through; ``make_vec`` builds the compiled :class:`~mancala_envs.envs.gym_vector.
     gymnasium.make("mancala_envs/EnDodoi-v0", holes_per_row=10)
     gymnasium.make_vec("mancala_envs/EnDodoi-v0", num_envs=256, opponent="greedy")
 
-Entry points are strings, so nothing is imported until an env is made.
+Entry points are strings, so nothing is imported until an env is made. The ids are data of each
+game (:class:`~mancala_envs.rulesets.GameInfo`): :data:`ENV_IDS` and :data:`GYM_IDS` are read live
+from the registry, and :func:`register_game` adds a game and its envs (docs/adding-a-game.md).
 """
 
 from __future__ import annotations
 
-ENV_IDS: dict[str, str] = {
-    "mancala/songo_ewondo-v0": "mancala_envs.songo_ewondo_v0:env",
-    "mancala/sadeqa_ii-v0": "mancala_envs.sadeqa_ii_v0:env",
-    "mancala/en_dodoi-v0": "mancala_envs.en_dodoi_v0:env",
-}
-GYM_IDS: dict[str, str] = {
-    "mancala_envs/SongoEwondo-v0": "songo_ewondo",
-    "mancala_envs/SadeqaII-v0": "sadeqa_ii",
-    "mancala_envs/EnDodoi-v0": "en_dodoi",
-}
+from mancala_envs.rulesets import GameInfo, GameTable, add_game, registered_games, remove_game
+
+# PettingZoo id -> entry point, and Gymnasium id -> game name, of every registered game
+ENV_IDS: GameTable[str, str] = GameTable(lambda info: (info.env_id, info.env_entry_point))
+GYM_IDS: GameTable[str, str] = GameTable(lambda info: (info.gym_id, info.name))
+
+
+def _register_gym(info: GameInfo) -> None:
+    import gymnasium
+
+    if info.gym_id not in gymnasium.registry:
+        gymnasium.register(
+            id=info.gym_id,
+            entry_point="mancala_envs.envs.single:SingleAgentEnv",
+            vector_entry_point="mancala_envs.envs.gym_vector:MancalaVectorEnv",
+            kwargs={"game": info.name},
+            disable_env_checker=False,
+        )
 
 
 def register_envs() -> bool:
-    """Register the AEC envs with PettingZoo's registry and the single-agent and vector envs with
-    Gymnasium's; ids already present are left alone. Returns False when the installed PettingZoo
-    has no registry (before 1.27; the Gymnasium ids are registered all the same)."""
-    import gymnasium
-
-    for env_id, game in GYM_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point="mancala_envs.envs.single:SingleAgentEnv",
-                vector_entry_point="mancala_envs.envs.gym_vector:MancalaVectorEnv",
-                kwargs={"game": game},
-                disable_env_checker=False,
-            )
+    """Register the AEC envs of every registered game with PettingZoo's registry and the
+    single-agent and vector envs with Gymnasium's; ids already present are left alone. Returns
+    False when the installed PettingZoo has no registry (before 1.27; the Gymnasium ids are
+    registered all the same)."""
+    for info in registered_games():
+        _register_gym(info)
     try:
         from pettingzoo import aec_registry, register
     except ImportError:
         return False
-    for env_id, entry_point in ENV_IDS.items():
-        if env_id not in aec_registry:
-            register("aec", env_id, entry_point=entry_point)
+    for info in registered_games():
+        if info.env_id not in aec_registry:
+            register("aec", info.env_id, entry_point=info.env_entry_point, kwargs=info.env_kwargs)
     return True
+
+
+def register_game(info: GameInfo) -> GameInfo:
+    """Add a game: ``info`` (its :class:`~mancala_envs.rulesets.Ruleset` and metadata) joins the
+    registry, so ``get_game``, ``GAMES``, the command lines' choices and every table of games know
+    it, and its PettingZoo and Gymnasium ids are registered. Registering an equal GameInfo again
+    is a no-op; another game of the same name is a ``ValueError``."""
+    info = add_game(info)
+    register_envs()
+    return info
+
+
+def unregister_game(name: str) -> GameInfo:
+    """Undo :func:`register_game` for the game ``name`` (not a built-in one): out of the registry
+    and out of Gymnasium's and PettingZoo's registries. Returns its GameInfo."""
+    import gymnasium
+
+    info = remove_game(name)
+    gymnasium.registry.pop(info.gym_id, None)
+    try:
+        from pettingzoo import aec_registry
+    except ImportError:
+        return info
+    aec_registry.pop(info.env_id, None)
+    return info

@@ -1,13 +1,21 @@
-"""The three games as data: one frozen :class:`Ruleset` per game (RULES.md §2–§4).
+"""The games as data: one frozen :class:`Ruleset` per game (RULES.md §2–§4) and, beside it, its
+:class:`GameInfo`, in one registry.
 
 A ruleset holds every parameter the engine in :mod:`mancala_envs.core` needs. The engine never
 looks at a game's name; it reads these fields (packed into an int64 vector by
-:meth:`Ruleset.to_array`). Adding a variant means adding a ruleset, not code.
+:meth:`Ruleset.to_array`). Everything else the project knows about a game (the parameters a user
+may vary and their ranges, the plies of its default opening suite, its env ids, its minimax
+weights) is a field of its :class:`GameInfo`, and every table of games (:data:`RULESETS`,
+:data:`GAMES`, the env ids, ...) is read live from the registry. Adding a game means adding data,
+not code: :func:`mancala_envs.registration.register_game` (docs/adding-a-game.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -149,8 +157,19 @@ EN_DODOI = Ruleset(
     end_board_to_last_mover=True,
 )
 
-RULESETS: dict[str, Ruleset] = {r.name: r for r in (SONGO_EWONDO, SADEQA_II, EN_DODOI)}
-EN_DODOI_WIDTHS = range(6, 11)
+EN_DODOI_WIDTHS = range(6, 11)  # RULES.md §4: holes_per_row 6..10
+
+DEFAULT_OPENING_PLIES = (4, 8)  # random plies of a game's default opening suite, where it has none
+# Minimax heuristic weights: (captured, row, non-empty holes) difference weights, then the
+# low-material extension threshold (-1: none); agents.minimax explains them. A game without its
+# own gets the default of its result rule:
+WEIGHTS_BY_CAPTURES = (4, 1, 0, -1)  # SE10/ED5: captures decide, the board goes to the last mover
+WEIGHTS_BY_SURVIVAL = (0, 1, 1, -1)  # SQ6: seeds and occupied holes keep a player alive
+GENERIC_AEC_ENTRY_POINT = "mancala_envs.envs.aec:MancalaEnv"  # the AEC env of a game without a module
+
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+_GYM_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
+_FIXED_FIELDS = ("name", "max_plies")  # max_plies (TR1) is every game's parameter
 
 
 def _check_int(name: str, value: object) -> int:
@@ -159,32 +178,331 @@ def _check_int(name: str, value: object) -> int:
     return int(value)
 
 
+def _span(values: range) -> str:
+    return f"{values.start}..{values[-1]}" if values.step == 1 else ", ".join(map(str, values))
+
+
+def check_ruleset(ruleset: Ruleset) -> Ruleset:
+    """``ruleset`` when the engine supports it; ``ValueError`` naming the first problem otherwise.
+
+    Supported: one-lap sowing with the chain capture (SE1–SE8) or relay sowing with an opposite
+    capture on either side (SQ3) or the mover's side (ED2); the opening rule (SQ4) with relays
+    only; either result rule (SE10/ED5 or SQ6) and either end of the board (SE9/ED4 or SQ6). The
+    one-lap options (big holes ... lone seed) must keep their defaults in a relay game."""
+    if not isinstance(ruleset, Ruleset):
+        raise ValueError(f"a ruleset must be a Ruleset, got {type(ruleset).__name__}")
+    r = ruleset
+    if not isinstance(r.name, str) or not _NAME.match(r.name):
+        raise ValueError(f"a game name is lower-case letters, digits and '_', from a letter; got {r.name!r}")
+    for f in fields(r)[1:]:
+        value = getattr(r, f.name)
+        if f.type == "bool" and not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{f.name} must be a bool, got {value!r}")
+        if f.type == "int":
+            _check_int(f.name, value)
+
+    def need(ok: bool, problem: str) -> None:
+        if not ok:
+            raise ValueError(f"ruleset {r.name!r}: {problem}")
+
+    need(r.holes_per_row >= 2, f"holes_per_row must be at least 2, got {r.holes_per_row}")
+    need(r.seeds_per_hole >= 1, f"seeds_per_hole must be at least 1, got {r.seeds_per_hole}")
+    need(r.direction in (-1, 1), f"direction must be -1 or +1, got {r.direction}")
+    need(r.result in (RESULT_BY_CAPTURES, RESULT_BY_SURVIVAL), f"unknown result rule {r.result}")
+    need(r.max_relay_laps >= 1, f"max_relay_laps must be at least 1, got {r.max_relay_laps}")
+    need(1 <= r.max_plies <= MAX_PLIES_LIMIT, f"max_plies must be in 1..{MAX_PLIES_LIMIT}, got {r.max_plies}")
+    if r.sowing == SOW_SINGLE_LAP:
+        need(r.capture == CAPTURE_CHAIN, "one-lap sowing (SE1) captures by the chain rule (SE3) only")
+        need(1 <= r.capture_min <= r.capture_max, "the chain capture needs 1 <= capture_min <= capture_max")
+        need(min(r.big_hole, r.single_capture_multiple, r.feeding_target) >= 0, "negative one-lap option")
+        need(r.opening_hole == -1, "the opening rule (SQ4) applies to relay games only")
+    elif r.sowing == SOW_RELAY:
+        styles = (CAPTURE_OPPOSITE_EITHER_SIDE, CAPTURE_OPPOSITE_OWN_SIDE)
+        need(r.capture in styles, "relay sowing (SQ1, ED1) captures opposite the landing hole (SQ3 or ED2)")
+        one_lap = (r.big_hole, r.single_capture_multiple, r.capture_min, r.capture_max, r.feeding_target)
+        flags = (r.grand_slam_forfeit, r.leftmost_restriction, r.lone_seed_capture)
+        need(not any(one_lap) and not any(flags), "the one-lap options (SE2–SE8) do not apply to relays")
+        hole = r.opening_hole
+        need(-1 <= hole < r.holes_per_row, f"opening_hole must be -1 or a local hole, got {hole}")
+    else:
+        need(False, f"unknown sowing style {r.sowing}")
+    return r
+
+
+def default_heuristic_weights(ruleset: Ruleset) -> tuple[int, int, int, int]:
+    """The minimax weights of a game without its own: those of its result rule (SE10/ED5, SQ6)."""
+    return WEIGHTS_BY_CAPTURES if ruleset.result == RESULT_BY_CAPTURES else WEIGHTS_BY_SURVIVAL
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game as data: its base :class:`Ruleset` and what the rest of the project reads about it.
+
+    ``parameters``: the ruleset's int fields a user may set through ``get_game``, with their
+    allowed values (a mapping or ``(name, range)`` pairs; ``max_plies``, TR1, is every game's
+    parameter and is not listed). ``opening_plies``: the random plies of the game's default
+    opening suite (:mod:`mancala_envs.evaluation.openings`). ``heuristic_weights``: minimax's
+    (None: :func:`default_heuristic_weights`). ``env_module``: a module exporting the PettingZoo
+    ``env()`` (None: :data:`GENERIC_AEC_ENTRY_POINT`). ``gym_name``: the Gymnasium id's name (None:
+    ``display_name`` without spaces). A bad field raises ``ValueError`` naming it.
+    """
+
+    ruleset: Ruleset
+    display_name: str
+    parameters: tuple[tuple[str, range], ...] = ()
+    opening_plies: tuple[int, int] = DEFAULT_OPENING_PLIES
+    heuristic_weights: tuple[int, int, int, int] | None = None
+    env_module: str | None = None
+    gym_name: str | None = None
+
+    def __post_init__(self) -> None:
+        r = check_ruleset(self.ruleset)
+        if not isinstance(self.display_name, str) or not self.display_name.strip():
+            raise ValueError(f"display_name must be a non-empty string, got {self.display_name!r}")
+        items = self.parameters.items() if isinstance(self.parameters, Mapping) else self.parameters
+        params = tuple((str(p), v) for p, v in items)
+        variable = {f.name for f in fields(Ruleset) if f.type == "int"} - set(_FIXED_FIELDS)
+        for p, values in params:
+            if p not in variable:
+                fields_ = ", ".join(sorted(variable))
+                raise ValueError(f"{p!r} is not a variable int field of a Ruleset: {fields_}")
+            if not isinstance(values, range) or not values or values.step < 1:
+                raise ValueError(f"parameter {p} takes a non-empty increasing range, got {values!r}")
+            if getattr(r, p) not in values:
+                raise ValueError(f"{r.name}'s own {p} ({getattr(r, p)}) is not in its range {_span(values)}")
+        if len({p for p, _ in params}) != len(params):
+            raise ValueError(f"a parameter is listed twice: {[p for p, _ in params]}")
+        object.__setattr__(self, "parameters", params)
+        plies = tuple(_check_int("opening_plies", x) for x in self.opening_plies)
+        if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
+            raise ValueError(f"opening_plies must be (lo, hi) with 0 <= lo <= hi, got {self.opening_plies!r}")
+        object.__setattr__(self, "opening_plies", plies)
+        if self.heuristic_weights is not None:
+            w = tuple(_check_int("heuristic_weights", x) for x in self.heuristic_weights)
+            if len(w) != 4:
+                raise ValueError(f"heuristic_weights are 4 integers, got {self.heuristic_weights!r}")
+            object.__setattr__(self, "heuristic_weights", w)
+        if self.env_module is not None and not isinstance(self.env_module, str):
+            raise ValueError(f"env_module must be a module name or None, got {self.env_module!r}")
+        camel = self.gym_name if self.gym_name is not None else "".join(self.display_name.split())
+        if not isinstance(camel, str) or not _GYM_NAME.match(camel):
+            raise ValueError(f"the Gymnasium name must be letters and digits, got {camel!r} (set gym_name)")
+
+    @property
+    def name(self) -> str:
+        return self.ruleset.name
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        """Every keyword ``get_game`` takes for this game: ``max_plies`` (TR1), then its own."""
+        return ("max_plies", *(p for p, _ in self.parameters))
+
+    @property
+    def env_id(self) -> str:
+        """The PettingZoo AEC id, ``mancala/<name>-v0``."""
+        return f"mancala/{self.name}-v0"
+
+    @property
+    def env_entry_point(self) -> str:
+        return f"{self.env_module}:env" if self.env_module else GENERIC_AEC_ENTRY_POINT
+
+    @property
+    def env_kwargs(self) -> dict[str, str]:
+        """The keyword arguments the AEC entry point is registered with."""
+        return {} if self.env_module else {"game": self.name}
+
+    @property
+    def gym_id(self) -> str:
+        """The Gymnasium id, ``mancala_envs/<CamelName>-v0``."""
+        return f"mancala_envs/{self.gym_name or ''.join(self.display_name.split())}-v0"
+
+    @property
+    def weights(self) -> tuple[int, int, int, int]:
+        """The minimax heuristic weights: the game's own, else its result rule's default."""
+        return self.heuristic_weights or default_heuristic_weights(self.ruleset)
+
+    def variant(self, **params: object) -> Ruleset:
+        """The ruleset with ``params`` applied (``max_plies`` and the game's :attr:`parameters`;
+        None leaves a field as it is). A bad name or value raises ``ValueError`` naming it."""
+        allowed = self.parameter_names
+        unknown = sorted(set(params) - set(allowed))
+        if unknown:
+            names, accepted = ", ".join(unknown), ", ".join(sorted(allowed))
+            raise ValueError(f"unknown parameter(s) {names} for {self.name}; accepted: {accepted}")
+        changes: dict[str, int] = {}
+        if params.get("max_plies") is not None:
+            max_plies = _check_int("max_plies", params["max_plies"])
+            if not 1 <= max_plies <= MAX_PLIES_LIMIT:
+                limit = MAX_PLIES_LIMIT
+                raise ValueError(f"max_plies must be at least 1 and at most {limit}, got {max_plies}")
+            changes["max_plies"] = max_plies
+        for p, values in self.parameters:
+            if params.get(p) is not None:
+                value = _check_int(p, params[p])
+                if value not in values:
+                    raise ValueError(f"{p} must be in {_span(values)} for {self.name}, got {value}")
+                changes[p] = value
+        return check_ruleset(replace(self.ruleset, **changes)) if changes else self.ruleset
+
+
+SONGO_EWONDO_INFO = GameInfo(
+    SONGO_EWONDO,
+    "Songo Ewondo",
+    heuristic_weights=(4, 1, 0, -1),  # captures decide (SE10); the board goes to the last mover (SE9)
+    env_module="mancala_envs.songo_ewondo_v0",
+)
+SADEQA_II_INFO = GameInfo(
+    SADEQA_II,
+    "Sadeqa II",
+    heuristic_weights=(0, 1, 1, 4),  # won by survival (SQ6); one ply deeper at <= 4 seeds a row
+    env_module="mancala_envs.sadeqa_ii_v0",
+)
+EN_DODOI_INFO = GameInfo(
+    EN_DODOI,
+    "En Dodoi",
+    parameters=(("holes_per_row", EN_DODOI_WIDTHS),),
+    opening_plies=(2, 6),  # the player to move keeps an edge from every range (evaluation.openings)
+    heuristic_weights=(4, 1, 0, 6),  # as Songo's (ED4, ED5); one ply deeper at <= 6 seeds a row
+    env_module="mancala_envs.en_dodoi_v0",
+)
+BUILTIN_GAMES: tuple[GameInfo, ...] = (SONGO_EWONDO_INFO, SADEQA_II_INFO, EN_DODOI_INFO)
+
+# ---------------------------------------------------------------------------- the registry
+
+_REGISTRY: dict[str, GameInfo] = {}
+RULESETS: dict[str, Ruleset] = {}  # name -> base ruleset of every registered game, kept in sync
+
+
+def add_game(info: GameInfo) -> GameInfo:
+    """Put ``info`` in the registry (the data half of
+    :func:`mancala_envs.registration.register_game`, which also registers its envs). An equal
+    GameInfo again is a no-op; another game of a registered name or env id is a ``ValueError``."""
+    if not isinstance(info, GameInfo):
+        raise ValueError(f"register a GameInfo, got {type(info).__name__}")
+    known = _REGISTRY.get(info.name)
+    if known is not None:
+        if known != info:
+            raise ValueError(f"another game named {info.name!r} is registered; unregister it first")
+        return known
+    for other in _REGISTRY.values():
+        if info.gym_id == other.gym_id:
+            raise ValueError(f"{info.name}'s Gymnasium id {info.gym_id} is {other.name}'s (set gym_name)")
+    _REGISTRY[info.name] = info
+    RULESETS[info.name] = info.ruleset
+    return info
+
+
+def remove_game(name: str) -> GameInfo:
+    """Take the game ``name`` out of the registry and return it (the built-in games stay)."""
+    info = game_info(name)
+    if info in BUILTIN_GAMES:
+        raise ValueError(f"{name} is a built-in game; it cannot be unregistered")
+    del _REGISTRY[name], RULESETS[name]
+    return info
+
+
+def game_info(name: str) -> GameInfo:
+    """The :class:`GameInfo` of the registered game ``name``; ``ValueError`` for another name."""
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(_REGISTRY)}")
+    return _REGISTRY[name]
+
+
+def registered_games() -> tuple[GameInfo, ...]:
+    """Every registered game's :class:`GameInfo`, in registration order."""
+    return tuple(_REGISTRY.values())
+
+
+class GameNames(Sequence[str]):
+    """The registered games' names in registration order: a read-only tuple read live."""
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return tuple(_REGISTRY)[index]
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(_REGISTRY))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in _REGISTRY
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, GameNames) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: tuple) -> tuple:
+        return tuple(self) + tuple(other)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class GameTable(Mapping[K, V]):
+    """A read-only table derived from the registry and read live: ``item(info)`` is one
+    registered game's ``(key, value)`` (e.g. ``registration.ENV_IDS``, ``openings.DEFAULT_PLIES``)."""
+
+    def __init__(self, item: Callable[[GameInfo], tuple[K, V]]):
+        self._item = item
+
+    def _table(self) -> dict[K, V]:
+        return dict(self._item(info) for info in _REGISTRY.values())
+
+    def __getitem__(self, key: K) -> V:
+        return self._table()[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __repr__(self) -> str:
+        return repr(self._table())
+
+
+GAMES = GameNames()
+for _info in BUILTIN_GAMES:
+    add_game(_info)
+
+
 def ruleset_parameters(name: str) -> set[str]:
-    """The parameters :func:`get_ruleset` accepts for the game ``name``."""
-    return {"max_plies", "holes_per_row"} if name == "en_dodoi" else {"max_plies"}
+    """The parameters :func:`get_ruleset` accepts for the game ``name`` (``max_plies`` alone for a
+    name that is not registered)."""
+    info = _REGISTRY.get(name) if isinstance(name, str) else None
+    return set(info.parameter_names) if info else {"max_plies"}
 
 
-def get_ruleset(name: str, **params: object) -> Ruleset:
-    """The ruleset of game ``name`` with ``params`` applied (``max_plies``; ``holes_per_row``
-    for En Dodoi). Unknown names or parameters raise ``ValueError`` naming the problem."""
-    if not isinstance(name, str) or name not in RULESETS:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(RULESETS)}")
-    base = RULESETS[name]
-    allowed = ruleset_parameters(name)
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise ValueError(
-            f"unknown parameter(s) {', '.join(unknown)} for {name}; accepted: {', '.join(sorted(allowed))}"
-        )
-    changes: dict[str, int] = {}
-    if params.get("max_plies") is not None:
-        max_plies = _check_int("max_plies", params["max_plies"])
-        if not 1 <= max_plies <= MAX_PLIES_LIMIT:
-            raise ValueError(f"max_plies must be at least 1 and at most {MAX_PLIES_LIMIT}, got {max_plies}")
-        changes["max_plies"] = max_plies
-    if params.get("holes_per_row") is not None:
-        holes = _check_int("holes_per_row", params["holes_per_row"])
-        if holes not in EN_DODOI_WIDTHS:
-            raise ValueError(f"holes_per_row must be in 6..10 for en_dodoi, got {holes}")
-        changes["holes_per_row"] = holes
-    return replace(base, **changes) if changes else base
+def parameter_values(ruleset: Ruleset) -> dict[str, int]:
+    """The parameters that rebuild ``ruleset`` with :func:`get_ruleset`: ``max_plies``, then the
+    variable fields of its game (none for a name that is not registered)."""
+    info = _REGISTRY.get(ruleset.name)
+    names = info.parameter_names if info else ("max_plies",)
+    return {p: getattr(ruleset, p) for p in names}
+
+
+def parameter_help(param: str) -> str:
+    """A command-line help text for the game parameter ``param``: the games taking it, its values
+    and default, e.g. ``"en_dodoi only: 6..10 (default 8)"``."""
+    takers = [
+        f"{info.name}: {_span(values)} (default {getattr(info.ruleset, p)})"
+        for info in _REGISTRY.values()
+        for p, values in info.parameters
+        if p == param
+    ]
+    if len(takers) == 1:
+        return takers[0].replace(":", " only:", 1)
+    return "; ".join(takers) or "no registered game takes it"
+
+
+def get_ruleset(name: str, **params: Any) -> Ruleset:
+    """The ruleset of the registered game ``name`` with ``params`` applied (``max_plies``, TR1,
+    and its :attr:`GameInfo.parameters`, e.g. ``holes_per_row`` for En Dodoi). Unknown names or
+    parameters raise ``ValueError`` naming the problem."""
+    return game_info(name).variant(**params)

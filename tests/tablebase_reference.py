@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from mancala_envs.rulesets import RESULT_BY_CAPTURES
+
 Key = tuple[tuple[int, ...], int]
 
 
@@ -38,7 +40,7 @@ class Reference:
 
     def __init__(self, game, roots: Iterable[Key]):
         self.game = game
-        self.by_captures = game.name != "sadeqa_ii"  # SQ6: Sadeqa II is won by survival
+        self.by_captures = game.ruleset.result == RESULT_BY_CAPTURES  # SE10/ED5 (SQ6: by survival)
         self.moves: dict[Key, list[tuple[int, int, Key | None]]] = {}  # (action, gain, child)
         self.final: dict[Key, float] = {}  # positions whose mover has no legal move
         self._expand(roots)

@@ -134,7 +134,7 @@ def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
 
 
 def test_replay_buffer_round_trip(tmp_path):
-    from mancala_envs.training.az_selfplay import Replay
+    from mancala_envs.training.train_alphazero import Replay
 
     game = get_game("sadeqa_ii")
     replay = Replay(game, 5)
@@ -163,7 +163,7 @@ def test_cli_runs_the_same_script(tmp_path, capsys):
 def test_lookahead_run_trains_and_resumes_a_lookahead_network(tmp_path):
     """``--lookahead W``: the buffer holds lookahead rows, the saved model says so and plays; a
     resumed run keeps the architecture; a buffer of raw-count rows is refused by it."""
-    from mancala_envs.training.az_selfplay import Replay
+    from mancala_envs.training.train_alphazero import Replay
 
     run = tmp_path / "la"
     argv = [*TINY, "--lookahead", "8", "--total-positions", "1280", "--out", str(run)]
@@ -259,7 +259,7 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
     seeds; ``--no-settle-decided`` plays it on, and the model tells ``az`` to search that way."""
     from types import SimpleNamespace
 
-    from mancala_envs.training.az_selfplay import Replay, SelfPlay
+    from mancala_envs.training.train_alphazero import Replay, SelfPlay
 
     from mancala_envs.core.engine import decided_winner
 
@@ -301,7 +301,7 @@ def test_tablebase_value_targets_are_the_exact_values_of_covered_positions(tmp_p
     the run records it in its model."""
     from types import SimpleNamespace
 
-    from mancala_envs.training.az_selfplay import Replay, SelfPlay
+    from mancala_envs.training.train_alphazero import Replay, SelfPlay
 
     from mancala_envs import tablebase
 

@@ -236,7 +236,7 @@ def test_compile_note_only_when_the_cache_is_cold(monkeypatch, capsys):
 
 
 def test_every_training_and_evaluation_option_has_help():
-    from mancala_envs.training.common import build_parser
+    from mancala_envs.training.args import build_parser
     from mancala_envs.training.train_ppo import Args
     from mancala_envs.training.train_rllib import build_parser as rllib_parser
 

@@ -157,7 +157,7 @@ def test_default_suite_for_a_match_has_as_many_openings_as_pairs():
 
 def test_suite_balance_is_the_movers_mean_score():
     from mancala_envs.evaluation.arena import play_game
-    from mancala_envs.evaluation.openings import suite_balance
+    from mancala_envs.evaluation.balance import suite_balance
 
     game = get_game("songo_ewondo")
     mean, games, (lo, hi) = suite_balance(game, "greedy", n=12, seed=3)

@@ -2,6 +2,7 @@
 public core API of RULES.md §5."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -9,11 +10,23 @@ import pytest
 import mancala_envs
 
 CASES = json.loads((Path(__file__).parent / "data" / "rule_cases.json").read_text())
+SPEC = (Path(__file__).parents[1] / "docs" / "RULES.md").read_text(encoding="utf-8")
+# The games RULES.md specifies (a section "## N. Title (`name`)" each) and their numbered rules.
+SPEC_RULES = {
+    m[1]: re.findall(r"^- \*\*([A-Z]{2}\d+)\b", m[2], re.MULTILINE)
+    for m in re.finditer(r"^## \d+\. [^\n]+ \(`(\w+)`\)$(.*?)(?=^## |\Z)", SPEC, re.MULTILINE | re.DOTALL)
+}
 
 
 def test_all_cases_present():
-    assert len(CASES) == 37
-    assert {c["game"] for c in CASES} == set(mancala_envs.GAMES)
+    """The data file's cases cover the spec: every game of RULES.md, each of its numbered rules
+    cited by at least one of its cases; no id twice; every game a registered one."""
+    assert len(SPEC_RULES) >= 3 and all(len(rules) >= 3 for rules in SPEC_RULES.values())  # parsed
+    assert len({c["id"] for c in CASES}) == len(CASES)
+    assert {c["game"] for c in CASES} == set(SPEC_RULES) <= set(mancala_envs.GAMES)
+    for game, rules in SPEC_RULES.items():
+        cited = {r for c in CASES if c["game"] == game for r in re.findall(r"\b[A-Z]{2}\d+\b", c["rule"])}
+        assert set(rules) <= cited, f"{game}: no case cites {sorted(set(rules) - cited)}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])

@@ -26,6 +26,11 @@ from mancala_envs.evaluation import evaluate as ev
 from mancala_envs.evaluation.arena import load_records, play_game, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
+# eval.csv of every trainer (PPO, AlphaZero-style, distillation): one header
+EVAL_HEADER = (
+    "step,timesteps,positions,updates,minutes,agent,opponent,pairs,games,distinct,"
+    "wins,draws,losses,score,ci_low,ci_high"
+)
 TINY = [
     "--total-timesteps", "2048", "--num-envs", "8", "--n-steps", "128", "--batch-size", "256",
     "--n-epochs", "2", "--eval-freq", "1024", "--eval-games", "4", "--final-eval-games", "4",
@@ -164,8 +169,11 @@ def test_tiny_run_writes_its_folder_and_a_loadable_checkpoint(tiny_run):
     assert json.loads((tiny_run / "state.json").read_text())["num_timesteps"] >= 2048
     evals = (tiny_run / "eval.csv").read_text().splitlines()
     assert len(evals) == 1 + 2 * 2  # header, then 2 evaluations x 2 opponents, the last at the final step
-    assert evals[0].split(",")[:5] == ["timesteps", "opponent", "pairs", "games", "distinct"]
+    assert evals[0] == EVAL_HEADER
     assert {int(row.split(",")[0]) for row in evals[1:]} == {1024, 2048}
+    rows = list(csv.DictReader(evals))
+    assert all(r["timesteps"] == r["step"] and r["agent"] == "learner" for r in rows)
+    assert all(r["positions"] == r["updates"] == r["minutes"] == "" for r in rows)  # not PPO's counters
     agent = make_agent(f"policy:path={tiny_run / 'policy.json'}")
     game = get_game("songo_ewondo", max_plies=120)
     record = play_game(game, agent, "random", seed=1)  # an illegal move would raise
@@ -282,7 +290,7 @@ def test_capture_shaping_sums_to_the_result():
 
 
 def test_git_revision_is_unknown_without_git(monkeypatch):
-    from mancala_envs.training.common import git_revision
+    from mancala_envs.training.run import git_revision
 
     assert git_revision() != ""
     monkeypatch.setenv("PATH", "")  # no git to run
@@ -299,7 +307,7 @@ def test_shipped_model_plays_its_game(name):
 
 
 def test_default_run_folder_is_never_an_existing_run(tmp_path, monkeypatch):
-    from mancala_envs.training.common import default_run_folder
+    from mancala_envs.training.run import default_run_folder
 
     monkeypatch.chdir(tmp_path)
     first = default_run_folder("runs/en_dodoi6-seed4")
@@ -346,3 +354,52 @@ def test_eval_optimality_logs_the_learners_rate_on_the_shipped_suite(tmp_path):
     assert json.loads((run / "state.json").read_text())["optimality"][-1]["optimal"] == saved.optimal
     with pytest.raises(ValueError, match="no optimality suite"):
         resolve_args(["--game", "en_dodoi", "--holes-per-row", "6", "--eval-optimality"])
+
+
+def test_every_trainer_writes_the_same_eval_csv_header(tiny_run, tmp_path):
+    """PPO, AlphaZero-style self-play and distillation write one eval.csv schema: ``step`` is each
+    one's progress (timesteps, self-play positions, updates), a counter it does not keep is empty."""
+    import torch
+    from mancala_envs.agents.alphazero.network import build_network, network_config, save_network
+    from mancala_envs.training.distill_az import main as distill_main
+    from mancala_envs.training.run import EVAL_COLUMNS
+    from mancala_envs.training.train_alphazero import main as az_main
+
+    assert ",".join(EVAL_COLUMNS) == EVAL_HEADER
+    tiny_eval = [
+        "--eval-games", "2", "--final-eval-games", "2", "--eval-sims", "2", "--eval-opponents", "random",
+        "--eval-net-opponents", "random", "--train-openings", "50", "--game", "en_dodoi",
+        "--holes-per-row", "6", "--hidden", "16", "16",
+    ]  # fmt: skip
+    az = tmp_path / "az"
+    az_argv = ["--games", "16", "--sims", "4", "--total-positions", "128", "--min-replay", "64"]
+    assert az_main([*tiny_eval, *az_argv, "--batch-size", "64", "--out", str(az)]) == 0
+    game = get_game("en_dodoi", holes_per_row=6)
+    torch.manual_seed(0)
+    config = network_config(game, [16, 16], 8, 10.0, lookahead=8, replies=4)
+    config["search"] = {
+        "sims": 4,
+        "max_considered": 4,
+        "c_visit": 50.0,
+        "c_scale": 0.1,
+        "settle_decided": True,
+    }
+    save_network(build_network(config), tmp_path / "teacher.json", config)
+    distilled = tmp_path / "distill"
+    distill_argv = [
+        "--teacher", str(tmp_path / "teacher.json"), "--one-hot-max", "8", "--lookahead", "8",
+        "--replies", "4", "--third", "0", "--positions", "400", "--holdout", "50", "--games", "16",
+        "--batch-size", "64", "--depth", "1", "--epochs", "1", "--out", str(distilled),
+    ]  # fmt: skip
+    assert distill_main([*tiny_eval, *distill_argv]) == 0
+    headers = {}
+    for name, run in (("ppo", tiny_run), ("az", az), ("distill", distilled)):
+        text = (run / "eval.csv").read_text(encoding="utf-8")
+        headers[name] = text.splitlines()[0]
+        rows = list(csv.DictReader(text.splitlines()))
+        assert rows and all(r["step"] and r["agent"] and r["score"] for r in rows), name
+    assert headers == {"ppo": EVAL_HEADER, "az": EVAL_HEADER, "distill": EVAL_HEADER}
+    az_rows = list(csv.DictReader((az / "eval.csv").open(encoding="utf-8")))
+    assert all(r["step"] == r["positions"] and r["timesteps"] == "" and r["minutes"] for r in az_rows)
+    distill_rows = list(csv.DictReader((distilled / "eval.csv").open(encoding="utf-8")))
+    assert all(r["step"] == r["updates"] and r["positions"] == "400" for r in distill_rows)

@@ -1,3 +1,6 @@
-"""Training: MaskablePPO self-play against an opponent pool (:mod:`mancala_envs.training.train_ppo`, ``mancala
-train``), the pool (:mod:`mancala_envs.training.opponents`) and the evaluation against the baselines
-(:mod:`mancala_envs.evaluation.evaluate`, ``mancala evaluate``)."""
+"""Training scripts, each one algorithm top to bottom in the CleanRL manner: MaskablePPO self-play
+against an opponent pool (:mod:`.train_ppo`, ``mancala train``; the pool: :mod:`.opponents`),
+AlphaZero-style self-play (:mod:`.train_alphazero`, ``mancala train-az``), distillation of minimax
+over an az model (:mod:`.distill_az`, ``mancala distill-az``) and Ray RLlib (:mod:`.train_rllib`,
+``mancala train-rllib``). What they share: their arguments (:mod:`.args`) and their run folder
+(:mod:`.run`, one ``eval.csv`` schema for all)."""

@@ -49,8 +49,12 @@ the same minibatches; on CPU torch runs with ``use_deterministic_algorithms``.
 
 from __future__ import annotations
 
+from mancala_envs.infra.extras import require
+
+# ruff: noqa: E402 (the imports below come after the check that the [train] extra is installed)
+require("torch", "train", "mancala distill-az")  # without it: one clear MissingExtraError, here
+
 import io
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -58,32 +62,48 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from mancala_envs.training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
-from mancala_envs.training.common import (
-    RunArgs,
-    check_each,
-    check_evaluation_args,
-    interrupted,
-    make_game,
-    next_session,
-    parse_run_args,
-    record_run,
-    script_main,
-    start_run,
+import torch
+from mancala_envs.agents.alphazero.agent import AZAgent, shipped_az_model
+from mancala_envs.agents.alphazero.losses import policy_value_losses
+from mancala_envs.agents.alphazero.network import (
+    build_network,
+    check_plies,
+    input_plies,
+    load_first_ply,
+    load_network,
+    lookahead_plies,
+    network_config,
+    save_network,
 )
+from mancala_envs.agents.alphazero.search import network_inputs
+from mancala_envs.agents.alphazero.value_minimax import move_values, network_value
+from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
+from mancala_envs.training.run import Run, git_revision, script_main
 
 from mancala_envs import GAMES
+from mancala_envs.evaluation.evaluate import evaluate
+from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
+from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
 
 RESUMABLE = ("torch_threads",)
 
 
 @dataclass
-class Args(AZEvalArgs, RunArgs):
+class Args(RunArgs):
     """Every argument (``--field-name`` on the command line): the shared ones
-    (:class:`mancala_envs.training.common.RunArgs`) and these."""
+    (:class:`mancala_envs.training.args.RunArgs`) and these."""
 
     game: str = field(default="en_dodoi", metadata={"help": "the game", "choices": GAMES})
+    # evaluation (see also eval_opponents below; these come first in config.json)
+    eval_games: int = field(default=40, metadata={"help": "games per opponent per evaluation (even)"})
+    final_eval_games: int = field(default=100, metadata={"help": "games per opponent, final report (even)"})
+    eval_sims: int = field(default=32, metadata={"help": "simulations per move of the evaluated agent"})
+    eval_net_opponents: list[str] = field(
+        default_factory=lambda: ["minimax:depth=2"],
+        metadata={"help": "agent specs the network alone (sims=0) is evaluated against"},
+    )
+    # the teacher, its positions and labels
     teacher: str | None = field(
         default=None, metadata={"help": "the az model whose value head labels (none: the shipped one)"}
     )
@@ -118,8 +138,6 @@ def resolve_args(argv: list[str] | None = None) -> Args:
     args = parse_run_args(Args, "mancala distill-az", description, argv, RESUMABLE)
     check_args(args)
     if args.resume is None and args.teacher is None:  # config.json records the file, not "shipped"
-        from mancala_envs.agents.alphazero.agent import shipped_az_model
-
         args.teacher = str(shipped_az_model(make_game(args)))
     return args
 
@@ -138,8 +156,6 @@ def check_args(a: Args) -> None:
         )
     if not a.hidden or min(a.hidden) < 1:
         raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
-    from mancala_envs.agents.alphazero.network import check_plies
-
     check_plies(a.lookahead, a.replies, a.third)
     check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
     teacher_and_student(a)  # a bad --teacher or --init-from fails before the run folder is made
@@ -148,14 +164,6 @@ def check_args(a: Args) -> None:
 def teacher_and_student(a: Args) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
     """The teacher's network and config, and the student's (built from the arguments, loaded with
     ``init_from``'s layers); ``ValueError`` for a model of another game or network shape."""
-    from mancala_envs.agents.alphazero.agent import shipped_az_model
-    from mancala_envs.agents.alphazero.network import (
-        build_network,
-        load_first_ply,
-        load_network,
-        network_config,
-    )
-
     game = make_game(a)
     path = a.teacher or str(shipped_az_model(game))
     models = {}
@@ -178,13 +186,6 @@ def teacher_and_student(a: Args) -> tuple[Any, dict[str, Any], Any, dict[str, An
 
 def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, Any]) -> np.ndarray:
     """``positions`` running states of the teacher's sampled games (module docstring)."""
-    import torch
-    from mancala_envs.agents.alphazero.network import lookahead_plies
-    from mancala_envs.agents.alphazero.search import network_inputs
-
-    from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
-    from mancala_envs.infra import interrupts
-
     rng = np.random.default_rng(a.seed)
     plies = lookahead_plies(teacher_config)
     starts = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
@@ -206,10 +207,6 @@ def make_positions(a: Args, game: Any, teacher: Any, teacher_config: dict[str, A
 def label(a: Args, game: Any, states: np.ndarray, teacher: Any) -> np.ndarray:
     """``(N, n)`` float32: each move's minimax value to ``depth`` plies for the mover (nan: illegal),
     in chunks of at most 2,000 positions and about a million leaves."""
-    from mancala_envs.agents.alphazero.value_minimax import move_values, network_value
-
-    from mancala_envs.infra import interrupts
-
     value = network_value(game, teacher)
     chunk = min(2000, max(1, 1_024_000 // game.num_actions**a.depth))
     out = np.empty((len(states), game.num_actions), dtype=np.float32)
@@ -228,112 +225,123 @@ def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return legal, policy / policy.sum(axis=1, keepdims=True), best[:, 0].astype(np.float32)
 
 
-class DistillRun(Run):
-    """:class:`mancala_envs.training.az_run.Run` for this script: ``positions`` counts labelled positions and
-    the step within the epochs is ``updates``; the model records the teacher."""
-
-    def __init__(self, a: Args, run: Path, game: Any, command: str, state: dict, device: str, configs: tuple):
-        super().__init__(a, run, game, command, state, device)
-        self.network_config, self.teacher_config = configs
-
-    def step(self) -> int:
-        return self.updates
-
-    def az_config(self) -> dict[str, Any]:
-        from mancala_envs.training.common import git_revision
-
-        a = self.a
-        trained = {
-            "positions": self.positions,
-            "updates": self.updates,
-            "minutes": round(self.minutes(), 2),
-            "expert": f"minimax to {a.depth} plies over the teacher's value head",
-            "teacher": a.teacher or "the shipped model",
-            "teacher_trained": self.teacher_config.get("trained", {}),
-        }
-        if a.init_from is not None:
-            trained["init_from"] = a.init_from
-        return {
-            **self.network_config,
-            "search": dict(self.teacher_config.get("search", {})),
-            "trained": {**trained, "command": self.command, "git": git_revision()},
-        }
-
-    def save(self, net: Any, optimizer: Any, schedule: Any) -> None:
-        """Network files and checkpoint first, ``state.json`` last (never ahead of them)."""
-        import torch
-        from mancala_envs.agents.alphazero.network import save_network
-
-        save_network(net, self.run / "az", self.az_config())
-        buf = io.BytesIO()
-        torch.save(
-            {"net": net.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict()},
-            buf,
-        )
-        atomic_write(self.run / "checkpoint.pt", buf.getvalue())
-        state = {"positions": self.positions, "updates": self.updates, "evals": self.history}
-        state |= {"wall_seconds": self.minutes() * 60, "labelled": True}
-        atomic_write(self.run / "state.json", json.dumps(state, indent=1))
-
-
 def train(a: Args, argv: list[str]) -> int:
     """Run (or resume) the distillation described by ``a``; returns the exit status."""
-    import torch
-    from mancala_envs.agents.alphazero.network import input_plies
-    from mancala_envs.agents.alphazero.search import network_inputs
-
-    from mancala_envs.infra import interrupts
-
     torch.manual_seed(a.seed)  # the student's new encoders
     teacher, teacher_config, net, network_config = teacher_and_student(a)
-    game, run, device, state, _ = start_run(a, "runs/distill_", "updates")
-    command = record_run(run, a, device, "mancala_envs.training.distill_az", argv)
-    book = DistillRun(a, run, game, command, state, device, (network_config, teacher_config))
+    run = Run(a, "runs/distill_", progress="updates", step="updates")
+    game, device = run.game, run.device
+    command = run.record("mancala_envs.training.distill_az", argv)
+    positions, updates = int(run.state.get("positions", 0)), int(run.state.get("updates", 0))
     net = net.to(device)
     per_epoch = (a.positions - a.holdout) // a.batch_size
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, a.epochs * per_epoch))
-    if state.get("labelled"):
-        if not (run / "checkpoint.pt").is_file():
-            raise ValueError(f"{run}: its state.json is there but not its checkpoint.pt: cannot resume it")
+    if run.state.get("labelled"):
+        if not (run.path / "checkpoint.pt").is_file():
+            raise ValueError(
+                f"{run.path}: its state.json is there but not its checkpoint.pt: cannot resume it"
+            )
         try:
-            saved = torch.load(run / "checkpoint.pt", map_location=device, weights_only=True)
+            saved = torch.load(run.path / "checkpoint.pt", map_location=device, weights_only=True)
             net.load_state_dict(saved["net"])
             optimizer.load_state_dict(saved["optimizer"])
             schedule.load_state_dict(saved["schedule"])
         except Exception as e:  # a damaged file or the weights of another network
-            raise ValueError(f"{run / 'checkpoint.pt'}: cannot resume from it ({type(e).__name__})") from None
-        print(f"resuming {run} at update {book.updates} of {a.epochs * per_epoch}", flush=True)
-    writer = summary_writer(next_session(run))
+            raise ValueError(
+                f"{run.path / 'checkpoint.pt'}: cannot resume from it ({type(e).__name__})"
+            ) from None
+        print(f"resuming {run.path} at update {updates} of {a.epochs * per_epoch}", flush=True)
+    writer = run.summary_writer()
     plies = input_plies(a.lookahead, a.replies, a.third)
+
+    def model_config() -> dict[str, Any]:
+        """``az.json``'s config: the student's network, the teacher's search, the training so far."""
+        trained = {
+            "positions": positions,
+            "updates": updates,
+            "minutes": round(run.minutes(), 2),
+            "expert": f"minimax to {a.depth} plies over the teacher's value head",
+            "teacher": a.teacher or "the shipped model",
+            "teacher_trained": teacher_config.get("trained", {}),
+        }
+        if a.init_from is not None:
+            trained["init_from"] = a.init_from
+        return {
+            **network_config,
+            "search": dict(teacher_config.get("search", {})),
+            "trained": {**trained, "command": command, "git": git_revision()},
+        }
+
+    def save() -> None:
+        """Network files and checkpoint first, ``state.json`` last (never ahead of them)."""
+        save_network(net, run.path / "az", model_config())
+        buf = io.BytesIO()
+        checkpoint = {"net": net.state_dict(), "optimizer": optimizer.state_dict()}
+        torch.save(checkpoint | {"schedule": schedule.state_dict()}, buf)
+        atomic_write(run.path / "checkpoint.pt", buf.getvalue())
+        state = {"positions": positions, "updates": updates, "evals": run.history}
+        run.save_state(state | {"wall_seconds": run.wall_seconds(), "labelled": True})
+
+    def evaluate_network(n_games: int) -> list[Any]:
+        """``az`` (``eval_sims``) against ``eval_opponents``, the network alone against
+        ``eval_net_opponents``."""
+        net.eval()
+        config, results = model_config(), []
+        for sims, opponents in ((a.eval_sims, a.eval_opponents), (0, a.eval_net_opponents)):
+            if opponents:
+                agent = AZAgent(network=net, config=config, sims=sims)
+                agent.name = f"learner:sims={sims}"
+                results += evaluate(game, agent, opponents, n_games, a.eval_seed, "default")
+        return results
+
+    def periodic_evaluation() -> None:
+        """Evaluate; eval.csv, TensorBoard and the learning curve."""
+        start = time.perf_counter()
+        results = evaluate_network(a.eval_games)
+        minutes = round(run.minutes(), 3)
+        run.add_evaluation(results, updates, positions=positions, updates=updates, minutes=minutes)
+        for res in results:
+            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, updates)
+        run.plot_scores(f"AlphaZero: {game.name}")
+        scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
+        print(
+            f"[{positions} positions, {updates} updates, {minutes:.1f} min] "
+            f"eval ({time.perf_counter() - start:.0f} s): {scores}",
+            flush=True,
+        )
+
     try:
         with interrupts.deferred_interrupts():
-            states, values = labelled_positions(a, game, teacher, teacher_config, run)
-            book.positions = len(states)
+            states, values = labelled_positions(a, game, teacher, teacher_config, run.path)
+            positions = len(states)
             legal, policy, value = targets(values)
             order = np.random.default_rng(a.seed).permutation(len(states))
             held, train_rows = order[: a.holdout], order[a.holdout :]
-            if not book.history:
-                book.periodic_evaluation(net.eval(), writer)  # the starting network: the curve's origin
-                book.save(net, optimizer, schedule)
-            print(f"training {a.epochs} epochs of {per_epoch} updates on {run}, device {device}", flush=True)
+            if not run.history:
+                periodic_evaluation()  # the starting network: the curve's origin
+                save()
+            print(
+                f"training {a.epochs} epochs of {per_epoch} updates on {run.path}, device {device}",
+                flush=True,
+            )
 
             def end_of_epoch() -> None:
                 """The held-out agreement, the evaluation and a checkpoint after an epoch."""
                 net.eval()
                 if len(held):
                     agreement = held_out_agreement(net, game, states[held], policy[held], legal[held], plies)
-                    writer.add_scalar("held_out_agreement", agreement, book.updates)
-                    epoch = book.updates // per_epoch
+                    writer.add_scalar("held_out_agreement", agreement, updates)
+                    epoch = updates // per_epoch
                     print(f"epoch {epoch}: held-out agreement with the labels {agreement:.3f}", flush=True)
-                book.periodic_evaluation(net, writer)
-                book.save(net, optimizer, schedule)
+                periodic_evaluation()
+                save()
 
-            evaluated = bool(book.history) and book.history[-1].get("updates") == book.updates
-            if book.updates and book.updates % per_epoch == 0 and not evaluated:
+            evaluated = bool(run.history) and run.history[-1]["step"] == updates
+            if updates and updates % per_epoch == 0 and not evaluated:
                 end_of_epoch()  # the run stopped between an epoch's last update and its evaluation
-            while book.updates < a.epochs * per_epoch:
-                epoch, step = divmod(book.updates, per_epoch)
+            while updates < a.epochs * per_epoch:
+                epoch, step = divmod(updates, per_epoch)
                 rows = np.random.default_rng([a.seed, epoch]).permutation(train_rows)
                 net.train()
                 for k in range(step, per_epoch):
@@ -341,35 +349,42 @@ def train(a: Args, argv: list[str]) -> int:
                     inputs = network_inputs(game, states[batch], plies)
                     targets_ = (x[batch] for x in (legal, policy, value))
                     losses = learn(net, optimizer, schedule, a, inputs, *targets_)
-                    book.updates += 1
-                    if book.updates % a.save_every == 0:
-                        row = losses | {"updates": book.updates, "minutes": book.minutes()}
-                        book.log_iteration(row, writer)
-                        book.save(net, optimizer, schedule)
+                    updates += 1
+                    if updates % a.save_every == 0:
+                        row = losses | {"positions": positions, "updates": updates, "minutes": run.minutes()}
+                        run.log_metrics(row, writer, updates)
+                        save()
                     interrupts.check()
                 end_of_epoch()
     except KeyboardInterrupt:
-        if not (run / "data.npz").is_file():
+        if not (run.path / "data.npz").is_file():
             print(
-                f"\ninterrupted before the labels were written: --resume {run} makes them again", flush=True
+                f"\ninterrupted before the labels were written: --resume {run.path} makes them again",
+                flush=True,
             )
             return 130
-        book.save(net, optimizer, schedule)
-        return interrupted(f"update {book.updates}", run)
+        save()
+        return run.interrupted(f"update {updates}")
     finally:
         writer.close()
     summary = (
-        f"Network: `{run / 'az.json'}` after {book.updates} updates on {book.positions} positions "
-        f"labelled by minimax to {a.depth} plies: {book.minutes():.1f} min with its evaluations."
+        f"Network: `{run.path / 'az.json'}` after {updates} updates on {positions} positions "
+        f"labelled by minimax to {a.depth} plies: {run.minutes():.1f} min with its evaluations."
     )
-    return final_az_report(book, net, f"Distillation report: {game.name}", summary)
+    print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
+    results = run.final_evaluation(
+        lambda: evaluate_network(a.final_eval_games), f"the network is saved: {run.path / 'az.json'}"
+    )
+    if results is None:
+        return 130
+    notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{command}`"]
+    title, agent = f"Distillation report: {game.name}", f"az:path={run.path / 'az.json'}"
+    return run.final_report(results, title, notes, [], agent)
 
 
 def learn(net: Any, optimizer: Any, schedule: Any, a: Args, inputs, legal, policy, value) -> dict[str, float]:
     """One AdamW step (and the schedule's) on a minibatch of numpy arrays: ``cross-entropy(policy,
     masked logits) + value_weight * (value - target)^2``; returns the two losses."""
-    import torch
-
     device = next(net.parameters()).device
     tensors = (torch.from_numpy(x).to(device) for x in (inputs, legal, policy, value))
     policy_loss, value_loss = policy_value_losses(net, *tensors)
@@ -402,9 +417,6 @@ def labelled_positions(a: Args, game: Any, teacher: Any, teacher_config: dict, r
 
 def held_out_agreement(net: Any, game: Any, states, policy, legal, plies: int) -> float:
     """How often the network's move is a best move of the labels, on the held-out positions."""
-    import torch
-    from mancala_envs.agents.alphazero.search import network_inputs
-
     hits = 0
     for i in range(0, len(states), 1024):
         with torch.inference_mode():

@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 from mancala_envs.agents.registry import make_agent
 
-from mancala_envs import get_game
+from mancala_envs import GAMES, get_game  # noqa: F401  (GAMES: re-exported, the live registry)
 from mancala_envs.envs.aec import MancalaEnv
 
 try:  # the rllib extra is optional: this module must import without it (for --help and errors)
@@ -19,7 +19,6 @@ try:  # the rllib extra is optional: this module must import without it (for --h
 except ImportError:  # pragma: no cover - exercised only without ray
     PettingZooEnv = object  # type: ignore[assignment,misc]
 
-GAMES = ("songo_ewondo", "sadeqa_ii", "en_dodoi")
 MAIN = "main"
 LEAGUE = ("self", "frozen")  # opponents played by RLlib modules; anything else is an agent spec
 DEFAULT_OPPONENTS = (("0.4", "self"), ("0.4", "frozen"), ("0.1", "random"), ("0.1", "greedy"))

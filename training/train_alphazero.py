@@ -1,36 +1,34 @@
 """Train an AlphaZero-style agent for one mancala game: Gumbel MuZero self-play over the compiled
 core, a small network learning the search's improved policy and the games' results.
 
-One readable script in the CleanRL manner: the arguments are the fields of :class:`Args`
-(``--sims``, ``--games``, ... one flag per field), the command line wins over the defaults.
+One readable script in the CleanRL manner, top to bottom: the arguments (:class:`Args`, one
+``--field-name`` flag per field, its defaults the defaults), self-play (:class:`SelfPlay`), the
+replay buffer (:class:`Replay`), the learning step (:func:`learn`) and the loop (:func:`train`).
 
     python -m mancala_envs.training.train_alphazero --game en_dodoi --max-minutes 60 --out runs/az_en_dodoi
     python -m mancala_envs.training.train_alphazero --resume runs/az_en_dodoi --max-minutes 90
     mancala train-az ...                                   # the same script
 
 **Self-play.** ``games`` games are played at once. Every move of every game is one batched Gumbel
-MuZero search (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`: Gumbel-top-k and sequential halving
-at the
-root, ``sims`` simulations; the network evaluates the new leaves of all games in one forward pass
-per simulation). The move played is the search's action (Gumbel noise of scale ``gumbel_scale``: the
-exploration); each position records the improved policy ``softmax(logits + sigma(completed Q))`` as
-its policy target. A game that ends — or whose result is decided (in a game won on captures, one
-player holds more than half the seeds; ``settle_decided``, on by default) — gives every one of its
-positions the result for the player who moved there (+1 / 0 / -1, credited by player id).
-``--no-settle-decided`` plays every game out to its natural end or its truncation, and the search
-then sends decided positions to the network too: the way, within this training, for the network to
-see how a won game is *ended* (a game that never ends is a draw), which the shortcut never shows it
-(tried on Songo Ewondo it did worse: self-play learns that the losing side can hold such games to a
-draw; README). The model records the choice (``search.settle_decided``) and ``az`` searches the way
-its network was trained. A new game starts from a random opening (``opening_share`` of the time) or
-the initial position. (:mod:`mancala_envs.training.az_selfplay`; the run folder's bookkeeping is
-:mod:`mancala_envs.training.az_run`.)
+MuZero search (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`: Gumbel-top-k and
+sequential halving at the root, ``sims`` simulations; the network evaluates the new leaves of all
+games in one forward pass per simulation). The move played is the search's action (Gumbel noise of
+scale ``gumbel_scale``: the exploration); each position records the improved policy
+``softmax(logits + sigma(completed Q))`` as its policy target. A game that ends — or whose result
+is decided (in a game won on captures, one player holds more than half the seeds;
+``settle_decided``, on by default) — gives every one of its positions the result for the player
+who moved there (+1 / 0 / -1, credited by player id). ``--no-settle-decided`` plays every game out
+to its natural end or its truncation, and the search then sends decided positions to the network
+too: the way, within this training, for the network to see how a won game is *ended* (a game that
+never ends is a draw), which the shortcut never shows it (tried on Songo Ewondo it did worse:
+self-play learns that the losing side can hold such games to a draw; README). The model records the
+choice (``search.settle_decided``) and ``az`` searches the way its network was trained. A new game
+starts from a random opening (``opening_share`` of the time) or the initial position.
 
 **Network input** (``lookahead``): 0 reads the mover's raw counts; W > 0 adds a per-move head of
 width W that reads the core's result of every move (``Game.lookahead_batch``;
-:mod:`mancala_envs.agents.alphazero.network`).
-``replies`` R > 0 reads a second ply too: every reply to every move (``plies=2``), through a reply
-encoder of width R pooled into each move's head.
+:mod:`mancala_envs.agents.alphazero.network`). ``replies`` R > 0 reads a second ply too: every
+reply to every move (``plies=2``), through a reply encoder of width R pooled into each move's head.
 
 **Starting weights** (``init_from``): a new run can start from an ``az`` model's network (its
 ``az.json``; the same game and network shape), e.g. to continue a shipped model under a changed
@@ -45,23 +43,22 @@ place of the game's result; the model records the table (``trained.value_targets
 
 **Learning.** Positions go into a replay buffer of the last ``replay_size``; after every
 ``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` AdamW
-steps on ``cross-entropy(policy target, masked logits) + value_weight * (value - result)^2``.
+steps on ``cross-entropy(policy target, masked logits) + value_weight * (value - result)^2``
+(:func:`mancala_envs.agents.alphazero.losses.policy_value_losses`).
 
 **Evaluation** every ``eval_every`` self-play positions and at the end: the agent (``az`` with
-``eval_sims`` simulations, deterministic) plays :func:`mancala_envs.evaluation.arena.play_match` against each
-of
-``eval_opponents`` over the game's default opening suite (``eval_games`` games: pairs of openings
-with swapped seats), and the network alone (``sims=0``) against ``eval_net_opponents``. Scores and
-intervals go to ``eval.csv`` and TensorBoard, and ``learning_curve.png`` plots them against the
-training wall time.
+``eval_sims`` simulations, deterministic) plays :func:`mancala_envs.evaluation.arena.play_match`
+against each of ``eval_opponents`` over the game's default opening suite (``eval_games`` games:
+pairs of openings with swapped seats), and the network alone (``sims=0``) against
+``eval_net_opponents``. Scores and intervals go to ``eval.csv`` and TensorBoard, and
+``learning_curve.png`` plots them against the training wall time.
 
-**Run folder** (``--out``, never overwritten; default ``runs/az_<game>-seed<seed>[-k]``):
-``config.json`` (the resolved arguments, with the device actually used), ``command.txt``,
-``git_revision.txt``, ``az.json`` + ``az.pt`` (the latest network in the agent's safe format:
-``make_agent("az:path=RUN/az.json")``), ``checkpoint.pt`` (network and optimizer, read with
-``weights_only=True``), ``replay.npz`` (the buffer, no pickles), ``state.json`` (counters, timing,
-evaluation history; written last), ``metrics.csv`` (one row per iteration: throughput, losses),
-``eval.csv``, ``logs/session<k>/`` (TensorBoard),
+**Run folder** (:mod:`mancala_envs.training.run`; default ``runs/az_<game>-seed<seed>[-k]``):
+``config.json``, ``command.txt``, ``git_revision.txt``, ``az.json`` + ``az.pt`` (the latest network
+in the agent's safe format: ``make_agent("az:path=RUN/az.json")``), ``checkpoint.pt`` (network and
+optimizer, read with ``weights_only=True``), ``replay.npz`` (the buffer, no pickles),
+``state.json`` (counters, timing, evaluation history; written last), ``metrics.csv`` (one row per
+iteration: throughput, losses), ``eval.csv``, ``logs/session<k>/`` (TensorBoard),
 ``learning_curve.png``, and at the end ``report.md`` / ``report.json``.
 
 **Budget, resume, Ctrl-C.** Training stops at ``total_positions`` self-play positions or after
@@ -78,38 +75,61 @@ budget (``max_minutes`` stops where the machine's speed says).
 
 from __future__ import annotations
 
+from mancala_envs.infra.extras import require
+
+# ruff: noqa: E402 (the imports below come after the check that the [train] extra is installed)
+require("torch", "train", "mancala train-az")  # without it: one clear MissingExtraError, here
+
+import io
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from mancala_envs.training.az_run import AZEvalArgs, Run, final_az_report, policy_value_losses, summary_writer
-from mancala_envs.training.az_selfplay import Replay, SelfPlay
-from mancala_envs.training.common import (
-    RunArgs,
-    check_each,
-    check_evaluation_args,
-    interrupted,
-    make_game,
-    next_session,
-    parse_run_args,
-    record_run,
-    script_main,
-    start_run,
+import torch
+from mancala_envs.agents.alphazero.agent import AZAgent
+from mancala_envs.agents.alphazero.losses import policy_value_losses
+from mancala_envs.agents.alphazero.network import (
+    build_network,
+    input_plies,
+    load_first_ply,
+    load_network,
+    network_config,
+    save_network,
+    torch_evaluator,
 )
+from mancala_envs.agents.alphazero.search import GumbelSearch, known_results
+from mancala_envs.agents.alphazero.tree import input_width
+from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
+from mancala_envs.training.run import Run, git_revision, script_main
 
-from mancala_envs import GAMES
+from mancala_envs import GAMES, Game, tablebase
+from mancala_envs.evaluation.evaluate import evaluate
+from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
+from mancala_envs.infra import interrupts
+from mancala_envs.infra.files import atomic_write
+from mancala_envs.tablebase.probe import NOT_COVERED  # Tablebase.outcomes where it does not cover
 
 RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
 
 
 @dataclass
-class Args(AZEvalArgs, RunArgs):
+class Args(RunArgs):
     """Every argument of a training run (``--field-name`` on the command line): the shared ones
-    (:class:`mancala_envs.training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
+    (:class:`mancala_envs.training.args.RunArgs`: game, seed, run folder, device, ...) and these."""
 
     game: str = field(default="en_dodoi", metadata={"help": "the game", "choices": GAMES})
+    # evaluation (see also eval_every, eval_opponents below; these come first in config.json)
+    eval_games: int = field(default=40, metadata={"help": "games per opponent per evaluation (even)"})
+    final_eval_games: int = field(default=100, metadata={"help": "games per opponent, final report (even)"})
+    eval_sims: int = field(default=32, metadata={"help": "simulations per move of the evaluated agent"})
+    eval_net_opponents: list[str] = field(
+        default_factory=lambda: ["minimax:depth=2"],
+        metadata={"help": "agent specs the network alone (sims=0) is evaluated against"},
+    )
+    # budget
     total_positions: int = field(default=2_000_000, metadata={"help": "self-play positions to train on"})
     max_minutes: float | None = field(
         default=None, metadata={"help": "stop after this wall time (none: no limit)"}
@@ -192,15 +212,8 @@ def resolve_args(argv: list[str] | None = None) -> Args:
 def check_args(a: Args) -> None:
     """``ValueError`` naming the first bad argument (before anything is built or played)."""
     positive = ("total_positions", "games", "sims", "max_considered", "train_openings", "one_hot_max")
-    positive += (
-        "batch_size",
-        "replay_size",
-        "moves_per_iteration",
-        "eval_every",
-        "torch_threads",
-        "eval_sims",
-    )
-    check_each(a, positive, lambda v: v >= 1, ">= 1")
+    positive += ("batch_size", "replay_size", "moves_per_iteration", "eval_every", "torch_threads")
+    check_each(a, (*positive, "eval_sims"), lambda v: v >= 1, ">= 1")
     check_each(a, ("learning_rate", "sample_reuse", "obs_scale"), lambda v: v > 0, "positive")
     non_negative = ("weight_decay", "value_weight", "gumbel_scale", "c_visit", "c_scale", "min_replay")
     non_negative += ("lookahead", "replies")
@@ -221,8 +234,6 @@ def check_args(a: Args) -> None:
 def exact_table(a: Args) -> Any:
     """The table of ``--tablebase`` (``ValueError`` unless a complete table of this run's game),
     None without the flag."""
-    from mancala_envs import tablebase
-
     if a.tablebase is None:
         return None
     try:
@@ -234,8 +245,6 @@ def exact_table(a: Args) -> Any:
 def initial_network(a: Args) -> Any:
     """The network of ``--init-from`` (``ValueError`` unless it is an az model of this run's game
     and network shape, or of that shape without the reply encoder); None without the flag."""
-    from mancala_envs.agents.alphazero.network import load_network, network_config
-
     if a.init_from is None:
         return None
     try:
@@ -253,10 +262,129 @@ def initial_network(a: Args) -> Any:
     return net
 
 
-def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Generator, device: str) -> dict:
-    """One Adam step on a minibatch; returns the losses."""
-    import torch
+class Replay:
+    """A ring buffer of training positions: the network's input for the mover (his raw-count
+    view, or his lookahead rows), his legal mask, the policy target and the value target."""
 
+    FIELDS = ("obs", "mask", "policy", "value")
+
+    def __init__(self, game: Game, capacity: int, lookahead: int = 0):
+        self.capacity, self.size, self.next = capacity, 0, 0
+        self.obs = np.zeros((capacity, input_width(game, lookahead)), dtype=np.float32)
+        self.mask = np.zeros((capacity, game.num_actions), dtype=bool)
+        self.policy = np.zeros((capacity, game.num_actions), dtype=np.float32)
+        self.value = np.zeros(capacity, dtype=np.float32)
+
+    def add(self, obs: np.ndarray, mask: np.ndarray, policy: np.ndarray, value: np.ndarray) -> None:
+        rows = (self.next + np.arange(len(obs))) % self.capacity
+        self.obs[rows], self.mask[rows], self.policy[rows], self.value[rows] = obs, mask, policy, value
+        self.next = int((self.next + len(obs)) % self.capacity)
+        self.size = min(self.capacity, self.size + len(obs))
+
+    def sample(self, rng: np.random.Generator, k: int) -> tuple[np.ndarray, ...]:
+        idx = rng.integers(0, self.size, k)
+        return tuple(getattr(self, f)[idx] for f in self.FIELDS)
+
+    def to_bytes(self) -> bytes:
+        buf = io.BytesIO()
+        n = self.size
+        np.savez(buf, next=self.next, **{f: getattr(self, f)[:n] for f in self.FIELDS})
+        return buf.getvalue()
+
+    def load(self, path: Path) -> None:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                n = len(data["value"])
+                for f in self.FIELDS:
+                    getattr(self, f)[: min(n, self.capacity)] = data[f][: self.capacity]
+                self.size, self.next = min(n, self.capacity), int(data["next"]) % self.capacity
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"{path}: not a replay buffer of this run ({type(e).__name__}: {e})") from None
+
+
+class SelfPlay:
+    """``games`` games in lockstep, one batched search per move. Each position records the
+    network's input, the mover's legal mask and the search's improved policy; when a game ends
+    (or, with ``settle_decided``, its result is decided) every one of its positions gets the
+    result for the player who moved there (+1 / 0 / -1 from player 0's result, credited by the
+    mover's id) — or, with a ``table`` (a :class:`~mancala_envs.tablebase.Tablebase`), the exact
+    value for the mover of every position the table covers (a game that never ends is a draw)."""
+
+    def __init__(
+        self,
+        a: Any,
+        game: Game,
+        evaluate: Any,
+        rng: np.random.Generator,
+        starts: list[Any],
+        table: Any = None,
+    ):
+        self.a, self.game, self.evaluate, self.rng, self.starts = a, game, evaluate, rng, starts
+        self.table = table
+        self.lookahead = input_plies(a.lookahead, a.replies)
+        self.search = GumbelSearch(
+            game, a.games, a.sims, a.max_considered, a.c_visit, a.c_scale, self.lookahead, a.settle_decided
+        )
+        self.states = np.zeros((a.games, game.state_size), dtype=np.int32)
+        horizon = game.max_plies + 1
+        width = input_width(game, self.lookahead)
+        self.pending_obs = np.zeros((a.games, horizon, width), dtype=np.float32)
+        self.pending_mask = np.zeros((a.games, horizon, game.num_actions), dtype=bool)
+        self.pending_policy = np.zeros((a.games, horizon, game.num_actions), dtype=np.float32)
+        self.pending_mover = np.zeros((a.games, horizon), dtype=np.int8)
+        self.pending_exact = np.full((a.games, horizon), NOT_COVERED, dtype=np.int8)  # the table's values
+        self.length = np.zeros(a.games, dtype=np.int64)
+        self.finished_games = 0
+        for i in range(a.games):
+            self.new_game(i)
+
+    def new_game(self, i: int) -> None:
+        """Game ``i`` starts again: from a random opening (``opening_share``) or the initial position."""
+        use_opening = self.starts and self.rng.random() < self.a.opening_share
+        start = (
+            self.starts[int(self.rng.integers(len(self.starts)))]
+            if use_opening
+            else self.game.initial_state()
+        )
+        self.states[i] = start.array
+        self.length[i] = 0
+
+    def step(self, replay: Replay) -> int:
+        """One move of every game; finished games go to ``replay``. Returns the positions searched."""
+        game, a = self.game, self.a
+        gumbel = (
+            a.gumbel_scale * self.rng.gumbel(size=(a.games, game.num_actions)) if a.gumbel_scale else None
+        )
+        result = self.search.run(self.states, self.evaluate, gumbel)
+        rows, t = np.arange(a.games), self.length
+        movers = self.states[:, game.layout.to_move]
+        self.pending_obs[rows, t] = result.inputs  # the network inputs the search built for the roots
+        self.pending_mask[rows, t] = self.states[:, game.layout.mask] != 0
+        self.pending_policy[rows, t] = result.policy
+        self.pending_mover[rows, t] = movers
+        if self.table is not None:
+            self.pending_exact[rows, t] = self.table.outcomes(self.states)
+        self.length += 1
+        game.apply_batch(self.states, result.action, out=self.states)
+        known, value = known_results(self.states, game.rules, a.settle_decided)
+        for i in np.flatnonzero(known):
+            self.finish(i, float(value[i]), replay)
+        return a.games
+
+    def finish(self, i: int, value0: float, replay: Replay) -> None:
+        """Game ``i`` is over with ``value0`` for player 0: its positions go to ``replay``."""
+        k = int(self.length[i])
+        movers = self.pending_mover[i, :k].astype(np.float32)
+        values = value0 * (1.0 - 2.0 * movers)  # each position's result for its mover
+        exact = self.pending_exact[i, :k]
+        values = np.where(exact != NOT_COVERED, exact, values).astype(np.float32)
+        replay.add(self.pending_obs[i, :k], self.pending_mask[i, :k], self.pending_policy[i, :k], values)
+        self.finished_games += 1
+        self.new_game(i)
+
+
+def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Generator, device: str) -> dict:
+    """One AdamW step on a minibatch of the buffer; returns the losses."""
     obs, mask, policy, value = (torch.from_numpy(x).to(device) for x in replay.sample(rng, a.batch_size))
     policy_loss, value_loss = policy_value_losses(net, obs, mask, policy, value)
     loss = policy_loss + a.value_weight * value_loss
@@ -273,65 +401,108 @@ def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Gene
 
 def train(a: Args, argv: list[str]) -> int:
     """Run (or resume) the training described by ``a``; returns the exit status."""
-    import torch
-    from mancala_envs.agents.alphazero.network import (
-        build_network,
-        input_plies,
-        load_first_ply,
-        torch_evaluator,
-    )
+    run = Run(a, "runs/az_", progress="positions", step="positions")
+    game, device = run.game, run.device
+    torch.manual_seed(run.session_seed)
+    rng = np.random.default_rng(run.session_seed)
+    command = run.record("mancala_envs.training.train_alphazero", argv)
+    positions, updates = int(run.state.get("positions", 0)), int(run.state.get("updates", 0))
 
-    from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
-    from mancala_envs.infra import interrupts
+    def model_config() -> dict[str, Any]:
+        """``az.json``'s config: the network, the search it was trained for, the training so far."""
+        config = network_config(game, a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
+        search = {
+            k: getattr(a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")
+        }
+        trained = {"positions": positions, "updates": updates, "minutes": round(run.minutes(), 2)}
+        if a.init_from is not None:
+            trained["init_from"] = a.init_from  # the counts above are this run's only
+        if a.tablebase is not None:
+            trained["value_targets"] = f"exact where the table {a.tablebase} covers the position"
+        return {**config, "search": search, "trained": {**trained, "command": command, "git": git_revision()}}
 
-    game, run, device, state, session_seed = start_run(a, "runs/az_", "positions")
-    resuming = a.resume is not None
-    torch.manual_seed(session_seed)
-    rng = np.random.default_rng(session_seed)
-    command = record_run(run, a, device, "mancala_envs.training.train_alphazero", argv)
-    book = Run(a, run, game, command, state, device)
-    net = build_network(book.az_config()).to(device)
+    net = build_network(model_config()).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
     replay = Replay(game, a.replay_size, input_plies(a.lookahead, a.replies))
-    if state and (run / "checkpoint.pt").is_file():
+    if run.state and (run.path / "checkpoint.pt").is_file():
         try:
-            saved = torch.load(run / "checkpoint.pt", map_location=device, weights_only=True)
+            saved = torch.load(run.path / "checkpoint.pt", map_location=device, weights_only=True)
             net.load_state_dict(saved["net"])
             optimizer.load_state_dict(saved["optimizer"])
         except Exception as e:  # a damaged file or the weights of another network
-            raise ValueError(f"{run / 'checkpoint.pt'}: cannot resume from it ({type(e).__name__})") from None
-        replay.load(run / "replay.npz")
-        book.history = [e for e in book.history if e["positions"] <= book.positions]
-        print(f"resuming {run} at {book.positions} positions ({book.minutes():.1f} min)", flush=True)
+            raise ValueError(
+                f"{run.path / 'checkpoint.pt'}: cannot resume from it ({type(e).__name__})"
+            ) from None
+        replay.load(run.path / "replay.npz")
+        run.history = [e for e in run.history if e["step"] <= positions]
+        print(f"resuming {run.path} at {positions} positions ({run.minutes():.1f} min)", flush=True)
     elif a.init_from is not None:
         load_first_ply(net, initial_network(a).state_dict())
         print(f"starting the network from {a.init_from}", flush=True)
-    elif resuming:
-        print(f"{run} has no checkpoint yet: starting it from scratch", flush=True)
+    elif run.resuming:
+        print(f"{run.path} has no checkpoint yet: starting it from scratch", flush=True)
     suite = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
     table = exact_table(a)
     selfplay = SelfPlay(a, game, torch_evaluator(net), rng, suite, table)
-    writer = summary_writer(next_session(run))
+    writer = run.summary_writer()
     budget = f"{a.total_positions} positions" + (f" or {a.max_minutes} min" if a.max_minutes else "")
-    print(f"training az on {game.name} in {run}: {budget}, device {device}", flush=True)
+    print(f"training az on {game.name} in {run.path}: {budget}, device {device}", flush=True)
     if table is not None:
         print(f"value targets: exact where {table!r} covers the position", flush=True)
 
-    def out_of_budget() -> bool:
-        return book.positions >= a.total_positions or (
-            a.max_minutes is not None and book.minutes() >= a.max_minutes
+    def save() -> None:
+        """Network files, checkpoint and buffer first, ``state.json`` last (never ahead of them)."""
+        save_network(net, run.path / "az", model_config())
+        buf = io.BytesIO()
+        torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict()}, buf)
+        atomic_write(run.path / "checkpoint.pt", buf.getvalue())
+        atomic_write(run.path / "replay.npz", replay.to_bytes())
+        state = {"positions": positions, "updates": updates, "evals": run.history}
+        run.save_state(state | {"wall_seconds": run.wall_seconds(), "cpu_seconds": run.cpu_seconds()})
+
+    def evaluate_network(n_games: int) -> list[Any]:
+        """``az`` (``eval_sims``) against ``eval_opponents``, the network alone against
+        ``eval_net_opponents``."""
+        net.eval()
+        config, results = model_config(), []
+        for sims, opponents in ((a.eval_sims, a.eval_opponents), (0, a.eval_net_opponents)):
+            if opponents:
+                agent = AZAgent(network=net, config=config, sims=sims)
+                agent.name = f"learner:sims={sims}"
+                results += evaluate(game, agent, opponents, n_games, a.eval_seed, "default")
+        return results
+
+    def periodic_evaluation() -> None:
+        """Evaluate; eval.csv, TensorBoard and the learning curve."""
+        start = time.perf_counter()
+        results = evaluate_network(a.eval_games)
+        minutes = round(run.minutes(), 3)
+        run.add_evaluation(results, positions, positions=positions, updates=updates, minutes=minutes)
+        for res in results:
+            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, positions)
+        run.plot_scores(f"AlphaZero: {game.name}")
+        scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
+        print(
+            f"[{positions} positions, {updates} updates, {minutes:.1f} min] "
+            f"eval ({time.perf_counter() - start:.0f} s): {scores}",
+            flush=True,
         )
 
-    next_eval = (book.positions // a.eval_every + 1) * a.eval_every
+    def out_of_budget() -> bool:
+        return positions >= a.total_positions or (
+            a.max_minutes is not None and run.minutes() >= a.max_minutes
+        )
+
+    next_eval = (positions // a.eval_every + 1) * a.eval_every
     try:
         with interrupts.deferred_interrupts():
-            if not book.history:
-                book.periodic_evaluation(net, writer)  # the untrained network: the curve's origin
+            if not run.history:
+                periodic_evaluation()  # the untrained network: the curve's origin
             while not out_of_budget():
                 t0, evals0 = time.perf_counter(), selfplay.search.evaluations
                 net.eval()
                 for _ in range(a.moves_per_iteration):
-                    book.positions += selfplay.step(replay)
+                    positions += selfplay.step(replay)
                     interrupts.check()
                 seconds = time.perf_counter() - t0
                 row = {
@@ -344,26 +515,35 @@ def train(a: Args, argv: list[str]) -> int:
                     steps = max(1, round(a.sample_reuse * a.games * a.moves_per_iteration / a.batch_size))
                     for _ in range(steps):
                         row |= learn(net, optimizer, replay, a, rng, device)
-                        book.updates += 1
+                        updates += 1
                         interrupts.check()
-                book.log_iteration(row | {"updates": book.updates, "minutes": book.minutes()}, writer)
-                if book.positions >= next_eval:
+                row |= {"positions": positions, "updates": updates, "minutes": run.minutes()}
+                run.log_metrics(row, writer, positions)
+                if positions >= next_eval:
                     next_eval += a.eval_every
-                    book.periodic_evaluation(net, writer)
-                    book.save(net, optimizer, replay)
-            if not book.history or book.history[-1]["positions"] != book.positions:
-                book.periodic_evaluation(net, writer)  # eval.csv ends with the final network
-            book.save(net, optimizer, replay)
+                    periodic_evaluation()
+                    save()
+            if not run.history or run.history[-1]["step"] != positions:
+                periodic_evaluation()  # eval.csv ends with the final network
+            save()
     except KeyboardInterrupt:
-        book.save(net, optimizer, replay)
-        return interrupted(f"{book.positions} positions", run)
+        save()
+        return run.interrupted(f"{positions} positions")
     finally:
         writer.close()
     summary = (
-        f"Network: `{run / 'az.json'}` after {book.positions} self-play positions, {book.updates} updates: "
-        f"{book.minutes():.1f} min of training with its evaluations."
+        f"Network: `{run.path / 'az.json'}` after {positions} self-play positions, {updates} updates: "
+        f"{run.minutes():.1f} min of training with its evaluations."
     )
-    return final_az_report(book, net, f"AlphaZero training report: {game.name}", summary)
+    print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
+    results = run.final_evaluation(
+        lambda: evaluate_network(a.final_eval_games), f"the network is saved: {run.path / 'az.json'}"
+    )
+    if results is None:
+        return 130
+    notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{command}`"]
+    title, agent = f"AlphaZero training report: {game.name}", f"az:path={run.path / 'az.json'}"
+    return run.final_report(results, title, notes, [], agent)
 
 
 def main(argv: list[str] | None = None) -> int:

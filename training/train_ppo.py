@@ -1,46 +1,44 @@
-"""Train a MaskablePPO agent for one mancala game by self-play against an opponent pool (the
-run-folder side — checkpoints, evaluations, snapshots — is :mod:`mancala_envs.training.ppo_trainer`).
+"""Train a MaskablePPO agent for one mancala game by self-play against an opponent pool.
 
 One readable script in the CleanRL manner: the arguments are the fields of :class:`Args`
-(``--total-timesteps``, ``--num-envs``, ... one flag per field), their defaults come from
-``training/configs.toml`` (``[defaults]``, then the game's own section), the command line wins.
+(``--total-timesteps``, ``--num-envs``, ... one flag per field) and their defaults are the
+defaults; ``configs.toml`` (package data) overrides a few per game (``[<game>]``; ``--config FILE``
+reads another file), and the command line wins.
 
-    python -m mancala_envs.training.train_ppo                         # the main job: Songo Ewondo, < 10 min
-    on 2 cores
+    python -m mancala_envs.training.train_ppo          # the main job: Songo Ewondo, < 10 min on 2 cores
     python -m mancala_envs.training.train_ppo --game en_dodoi --total-timesteps 3000000 --out runs/en_dodoi
     python -m mancala_envs.training.train_ppo --resume runs/en_dodoi  # continue an interrupted run
-    mancala train ...                                    # the same script
+    mancala train ...                                                  # the same script
 
 **Training.** sb3-contrib ``MaskablePPO`` (``MlpPolicy`` over
-:class:`mancala_envs.agents.policies.features.CountFeatures`)
-on :class:`~mancala_envs.envs.vector.MancalaVecEnv` with raw-count observations: the learner's seat
+:class:`mancala_envs.agents.policies.features.CountFeatures`) on
+:class:`~mancala_envs.envs.vector.MancalaVecEnv` with raw-count observations: the learner's seat
 is drawn per episode (it plays both seats), its reward is its own result (+1 / -1 / 0) whoever the
 opponent is. Episodes start from a suite of ``train_openings`` random openings (and the initial
 position, a fifth of the time; ``--no-openings``: the initial position only). The opponent of
 every episode is drawn from the :class:`~mancala_envs.training.opponents.OpponentPool`.
 
 **Evaluation** every ``eval_freq`` steps and at the final step: the learner (argmax on its policy)
-plays :func:`mancala_envs.evaluation.arena.play_match` against each of ``eval_opponents`` over the game's
-default
-opening suite, ``eval_games`` games (``eval_games / 2`` openings, both seatings) with the fixed seed
-``eval_seed``. Scores, intervals over the opening pairs and distinct games go to TensorBoard
-(``eval/score_vs_<opponent>``) and ``eval.csv``. With ``--eval-optimality`` the learner also moves
-once in each position of the game's shipped optimality suite (:mod:`mancala_envs.evaluation.optimality`): the
-share
-of outcome-preserving moves goes to ``eval/optimality`` and ``optimality.csv`` (with its interval
-and the blunders by kind). Each evaluation then writes the checkpoint and
-decides the snapshot. At the end, ``final_eval_games`` games per opponent give ``report.md`` /
-``report.json`` and the table printed, for the same final model as the last ``eval.csv`` rows.
+plays :func:`mancala_envs.evaluation.arena.play_match` against each of ``eval_opponents`` over the
+game's default opening suite, ``eval_games`` games (``eval_games / 2`` openings, both seatings)
+with the fixed seed ``eval_seed``. Scores, intervals over the opening pairs and distinct games go
+to TensorBoard (``eval/score_vs_<opponent>``) and ``eval.csv``. With ``--eval-optimality`` the
+learner also moves once in each position of the game's shipped optimality suite
+(:mod:`mancala_envs.evaluation.optimality`): the share of outcome-preserving moves goes to
+``eval/optimality`` and ``optimality.csv`` (with its interval and the blunders by kind). Each
+evaluation then writes the checkpoint and decides the snapshot: the learner is frozen into the pool
+when its mean score is at least the best so far. At the end, ``final_eval_games`` games per
+opponent give ``report.md`` / ``report.json`` and the table printed, for the same final model as
+the last ``eval.csv`` rows.
 
-**Run folder** (``--out``, never overwritten; default ``runs/<game>-seed<seed>[-k]``):
-``config.json`` (the resolved arguments, with the device actually used), ``command.txt``,
-``git_revision.txt``, ``policy.json`` + ``policy.pt`` (the latest policy in the safe format of
-:mod:`mancala_envs.agents.model_files`: ``make_agent("policy:path=RUN/policy.json")``), ``best_policy.*``
-(best mean evaluation score), ``model.zip`` (the full checkpoint for ``--resume``), ``state.json``
-(steps, evaluation history, snapshots), ``snapshots/*.pt``, ``eval.csv``, ``optimality.csv``
-(``--eval-optimality``), ``logs/session<k>/`` (TensorBoard events and SB3's ``progress.csv``),
-``report.md``, ``report.json``, ``learning_curve.png``. Every file is written through a temporary
-file and a rename.
+**Run folder** (:mod:`mancala_envs.training.run`; default ``runs/<game>-seed<seed>[-k]``):
+``config.json``, ``command.txt``, ``git_revision.txt``, ``policy.json`` + ``policy.pt`` (the latest
+policy in the safe format of :mod:`mancala_envs.agents.model_files`:
+``make_agent("policy:path=RUN/policy.json")``), ``best_policy.*`` (best mean evaluation score),
+``model.zip`` (the full checkpoint for ``--resume``), ``state.json`` (steps, evaluation history,
+snapshots), ``snapshots/*.pt``, ``eval.csv``, ``optimality.csv`` (``--eval-optimality``),
+``logs/session<k>/`` (TensorBoard events and SB3's ``progress.csv``), ``report.md``,
+``report.json``, ``learning_curve.png``.
 
 **Resume and Ctrl-C.** ``--resume RUN`` reloads ``config.json`` (``--total-timesteps``,
 ``--torch-threads`` and ``--progress-bar`` may be changed), ``model.zip`` (read without unpickling
@@ -57,54 +55,72 @@ deterministically from its checkpoint but reseeds the env and the pool there.
 
 from __future__ import annotations
 
+from mancala_envs.infra.extras import require
+
+# ruff: noqa: E402 (the imports below come after the check that the [train] extra is installed)
+require("torch", "train", "mancala train")  # without it: one clear MissingExtraError, here
+require("sb3_contrib", "train", "mancala train")
+
 import copy
+import io
+import json
 import math
 import sys
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from mancala_envs.agents.policies.features import SeedFeatures  # noqa: F401  (0.1 checkpoints pickled this path)
-from mancala_envs.training.common import (
+import numpy as np
+import torch
+from mancala_envs.agents.model_files import save_policy
+from mancala_envs.agents.policies.features import CountFeatures
+from mancala_envs.agents.policies.policy import PolicyAgent
+from mancala_envs.training.args import (
+    SHIPPED_OVERRIDES,
     RunArgs,
     check_each,
     check_evaluation_args,
-    final_evaluation,
-    final_report,
-    interrupted,
-    load_toml_defaults,
-    next_session,
+    game_overrides,
     parse_run_args,
-    record_run,
-    script_main,
-    start_run,
 )
-from mancala_envs.training.ppo_trainer import (  # noqa: F401  (re-exported: the script's parts by their old names)
-    EVAL_COLUMNS,
-    CaptureShaping,
-    Trainer,
-    load_checkpoint,
-    optimality_suite,
-    policy_config,
-    policy_kwargs,
-)
+from mancala_envs.training.opponents import OpponentPool, parse_pool
+from mancala_envs.training.run import Run, git_revision, script_main, write_csv
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.utils import get_schedule_fn, set_random_seed
+from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from mancala_envs import GAMES
+from mancala_envs import GAMES, Game, get_game
+from mancala_envs.envs.vector import MancalaVecEnv
+from mancala_envs.evaluation.arena import derive_seed
+from mancala_envs.evaluation.evaluate import evaluate
+from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
+from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
+from mancala_envs.infra import interrupts
+from mancala_envs.infra.files import atomic_write
+from mancala_envs.tablebase.suites import load_suite
 
-CONFIG_FILE = Path(__file__).with_name("configs.toml")
 RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resume may change
+BLUNDER_COLUMNS = ("win_to_draw", "win_to_loss", "draw_to_loss")  # optimality.BLUNDER_KINDS
+OPTIMALITY_COLUMNS = ("timesteps", "positions", "optimal", "rate", "ci_low", "ci_high", *BLUNDER_COLUMNS)
 
 
 @dataclass
 class Args(RunArgs):
     """Every argument of a training run (``--field-name`` on the command line): the shared ones
-    (:class:`mancala_envs.training.common.RunArgs`: game, seed, run folder, device, ...) and these."""
+    (:class:`mancala_envs.training.args.RunArgs`: game, seed, run folder, device, ...) and these."""
 
     total_timesteps: int = field(default=1_000_000, metadata={"help": "learner moves to train on"})
     num_envs: int = field(default=32, metadata={"help": "games played at once"})
     progress_bar: bool = field(default=True, metadata={"help": "show a progress bar"})
-    config: str = field(default=str(CONFIG_FILE), metadata={"help": "TOML file of per-game defaults"})
+    config: str = field(
+        default=str(SHIPPED_OVERRIDES), metadata={"help": "TOML file of per-game overrides ([<game>])"}
+    )
     openings: bool = field(default=True, metadata={"help": "start episodes from random openings too"})
-    # PPO (sb3-contrib MaskablePPO)
+    # PPO (sb3-contrib MaskablePPO): 32 games x 128 steps = 4096 steps per update
     n_steps: int = field(default=128, metadata={"help": "rollout steps per game and update"})
     batch_size: int = field(default=512, metadata={"help": "minibatch size"})
     n_epochs: int = field(default=8, metadata={"help": "epochs per update"})
@@ -144,21 +160,20 @@ class Args(RunArgs):
 
 
 def resolve_args(argv: list[str] | None = None) -> Args:
-    """Dataclass defaults < configs.toml < command line (or the run's config.json < RESUMABLE flags)."""
+    """Dataclass defaults < the game's overrides in configs.toml < command line (or the run's
+    config.json < RESUMABLE flags)."""
 
-    def toml_defaults(given: dict) -> dict:
-        return load_toml_defaults(given.get("config", CONFIG_FILE), given.get("game", Args.game), Args)
+    def overrides(given: dict) -> dict:
+        return game_overrides(given.get("config"), given.get("game", Args.game), Args)
 
     description = "Train MaskablePPO by self-play (training/train_ppo.py)."
-    args = parse_run_args(Args, "mancala train", description, argv, RESUMABLE, toml_defaults)
+    args = parse_run_args(Args, "mancala train", description, argv, RESUMABLE, overrides)
     check_args(args)
     return args
 
 
 def check_args(a: Args) -> None:
     """``ValueError`` naming the first bad argument (before anything is built or played)."""
-    from mancala_envs.training.opponents import parse_pool
-
     if a.game not in GAMES:
         raise ValueError(f"unknown game {a.game!r}; known: {', '.join(GAMES)}")
     positive = ("total_timesteps", "num_envs", "n_steps", "n_epochs", "eval_freq")
@@ -181,29 +196,251 @@ def check_args(a: Args) -> None:
         optimality_suite(game)  # ValueError where no suite ships (en_dodoi: 8 holes only)
 
 
+def optimality_suite(game: Game) -> tuple[Game, list[Any]]:
+    """The shipped optimality suite of ``game`` (``ValueError`` where none ships) and the game its
+    positions are states of: ``game`` with the default ``max_plies``, so that a run's own
+    truncation never rejects a suite position (a value does not depend on it)."""
+    suite_game = get_game(game.name, **{k: v for k, v in game.params.items() if k != "max_plies"})
+    return suite_game, load_suite(suite_game)
+
+
+class CaptureShaping(VecEnvWrapper):
+    """Potential-based shaping (Ng, Harada & Russell 1999) on the capture difference:
+    ``Φ = weight * (learner's captured - opponent's captured) / total_seeds``, ``Φ = 0`` at the end of
+    an episode; each step's reward gains ``gamma * Φ(next) - Φ(now)``. The optimal policies are
+    unchanged; captures only give earlier credit. For games won on captures; ``weight=0``: off."""
+
+    def __init__(self, venv: Any, weight: float, gamma: float):
+        super().__init__(venv)
+        self.weight, self.gamma = float(weight), float(gamma)
+        self._cap, self._total = venv.game.layout.captured.start, float(venv.game.total_seeds)
+        self._phi = np.zeros(venv.num_envs)
+
+    def potential(self) -> np.ndarray:
+        states, seats = self.venv.states, self.venv.seats
+        rows = np.arange(len(seats))
+        mine, theirs = states[rows, self._cap + seats], states[rows, self._cap + 1 - seats]
+        return self.weight * (mine - theirs) / self._total
+
+    def reset(self) -> Any:
+        obs = self.venv.reset()
+        self._phi = self.potential()
+        return obs
+
+    def step_wait(self) -> Any:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        after = self.potential()  # games that ended have restarted: the new episode's potential
+        rewards = rewards + (self.gamma * np.where(dones, 0.0, after) - self._phi).astype(np.float32)
+        self._phi = after
+        return obs, rewards, dones, infos
+
+
+def policy_kwargs(a: Args, game: Game) -> dict[str, Any]:
+    """The ``MlpPolicy``'s layers and its input (:class:`CountFeatures`)."""
+    features = {"holes": game.holes_per_row, "total_seeds": game.total_seeds, "scale": a.obs_scale}
+    return {
+        "net_arch": list(a.net_arch),
+        "features_extractor_class": CountFeatures,
+        "features_extractor_kwargs": features | {"one_hot_max": a.one_hot_max},
+    }
+
+
+def policy_config(a: Args, game: Game, steps: int, command: str) -> dict[str, Any]:
+    """The safe policy file's config (:mod:`mancala_envs.agents.model_files`)."""
+    kw = policy_kwargs(a, game)
+    return {
+        "algorithm": "MaskablePPO",
+        "game": game.name,
+        "params": dict(game.params),
+        "observation": "counts",
+        "observation_size": game.observation_size,
+        "num_actions": game.num_actions,
+        "net_arch": kw["net_arch"],
+        "features": {"name": "counts", "kwargs": kw["features_extractor_kwargs"]},
+        "trained": {"steps": steps, "command": command, "git": git_revision()},
+    }
+
+
+def load_checkpoint(path: Path, env: Any, a: Args, game: Game, device: str) -> MaskablePPO:
+    """``MaskablePPO.load`` of the run's own ``model.zip`` without unpickling anything: every
+    pickled entry is rebuilt from the run's arguments; an entry we cannot rebuild is refused."""
+    custom = {
+        "policy_class": MaskableActorCriticPolicy,
+        "policy_kwargs": policy_kwargs(a, game),
+        "observation_space": env.observation_space,
+        "action_space": env.action_space,
+        "lr_schedule": get_schedule_fn(a.learning_rate),
+        "clip_range": get_schedule_fn(a.clip_range),
+        "rollout_buffer_class": None,
+        "_last_obs": None,
+        "_last_episode_starts": None,
+        "ep_info_buffer": None,
+        "ep_success_buffer": None,
+    }
+    try:
+        with zipfile.ZipFile(path) as z:
+            data = json.loads(z.read("data"))
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as e:
+        raise ValueError(f"{path}: not a MaskablePPO checkpoint ({e})") from None
+    pickled = sorted(k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v)
+    unknown = [k for k in pickled if k not in custom]
+    if unknown:
+        raise ValueError(
+            f"{path}: pickled entries {unknown} cannot be rebuilt safely; refusing to unpickle them"
+        )
+    try:
+        return MaskablePPO.load(path, env=env, device=device, custom_objects=custom)
+    except Exception as e:  # a damaged archive or weights of another network
+        raise ValueError(f"{path}: cannot resume from this checkpoint ({type(e).__name__}: {e})") from None
+
+
+class Trainer:
+    """PPO's side of the run: the evaluation schedule, snapshots into the pool, checkpoints;
+    :meth:`callback` plugs into ``learn``."""
+
+    def __init__(self, args: Args, run: Run, pool: OpponentPool, model: MaskablePPO):
+        self.args, self.run, self.game, self.pool, self.model = args, run, run.game, pool, model
+        self.optimality: list[dict[str, Any]] = run.state.get("optimality", [])
+        self.suite = optimality_suite(run.game) if args.eval_optimality else None
+        self.best = run.state.get("best_score", -1.0)
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "num_timesteps": int(self.model.num_timesteps),
+            "evals": self.run.history,
+            "optimality": self.optimality,
+            "best_score": self.best,
+            "snapshots": self.pool.snapshot_order(),
+            "wall_seconds": self.run.wall_seconds(),
+            "cpu_seconds": self.run.cpu_seconds(),
+        }
+
+    def save_policy(self, stem: str) -> None:
+        config = policy_config(self.args, self.game, int(self.model.num_timesteps), self.run.command)
+        save_policy(self.model.policy, self.run.path / stem, config)
+
+    def save_checkpoint(self) -> None:
+        """``model.zip`` and the policy files first, then ``state.json`` (never ahead of them)."""
+        tmp = self.run.path / ".model.tmp.zip"
+        self.model.save(tmp)
+        tmp.replace(self.run.path / "model.zip")
+        self.save_policy("policy")
+        self.run.save_state(self.state())
+
+    def learner(self) -> PolicyAgent:
+        """The model being trained as an agent (argmax on its policy)."""
+        learner = PolicyAgent(model=self.model, observation="counts")
+        learner.name = "learner"
+        return learner
+
+    def evaluate(self, n_games: int, progress: bool = False) -> list[Any]:
+        a = self.args
+        return evaluate(
+            self.game, self.learner(), a.eval_opponents, n_games, a.eval_seed, "default", progress
+        )
+
+    def evaluate_optimality(self, steps: int) -> float:
+        """The learner's optimality rate on the game's shipped suite, logged as ``eval/optimality``
+        and to ``optimality.csv``."""
+        suite_game, suite = self.suite
+        res = optimality(suite_game, self.learner(), suite, seed=self.args.eval_seed)
+        lo, hi = res.interval
+        row = dict(
+            zip(OPTIMALITY_COLUMNS, (steps, res.positions, res.optimal, res.rate, lo, hi), strict=False)
+        )
+        row |= {col: res.blunders[kind] for col, kind in zip(BLUNDER_COLUMNS, BLUNDER_KINDS, strict=True)}
+        self.optimality = [r for r in self.optimality if r["timesteps"] != steps] + [row]
+        self.model.logger.record("eval/optimality", res.rate)
+        write_csv(self.run.path / "optimality.csv", OPTIMALITY_COLUMNS, self.optimality)
+        return res.rate
+
+    @property
+    def last_eval_step(self) -> int:
+        return max((r["step"] for r in self.run.history), default=-1)
+
+    def periodic_evaluation(self) -> None:
+        """Evaluate, log, checkpoint, and freeze a snapshot if the mean score did not drop."""
+        steps = int(self.model.num_timesteps)
+        results = self.evaluate(self.args.eval_games)
+        self.run.add_evaluation(results, steps, timesteps=steps)
+        for res in results:
+            self.model.logger.record(f"eval/score_vs_{res.b}", res.score)
+            self.model.logger.record(f"eval/distinct_vs_{res.b}", res.distinct_share)
+        mean = float(np.mean([r.score for r in results]))
+        self.model.logger.record("eval/mean_score", mean)
+        rate = self.evaluate_optimality(steps) if self.suite is not None else None
+        if mean >= self.best:
+            self.best = mean
+            name = f"snapshot_{steps}"
+            weights = io.BytesIO()
+            torch.save(self.model.policy.state_dict(), weights)
+            atomic_write(self.run.path / "snapshots" / f"{name}.pt", weights.getvalue())
+            self.pool.add_snapshot(self.model.policy, name)
+            self.save_policy("best_policy")
+        self.save_checkpoint()
+        scores = ", ".join(f"{r.b} {r.score:.2f}" for r in results)
+        extra = "" if rate is None else f", optimality {rate:.3f}"
+        print(f"[{steps} steps] eval: {scores} (mean {mean:.3f}, best {self.best:.3f}){extra}", flush=True)
+
+    def callback(self) -> BaseCallback:
+        return _Callback(self)
+
+
+class _Callback(BaseCallback):
+    """Tallies the pool's results, evaluates every ``eval_freq`` steps, stops on Ctrl-C."""
+
+    def __init__(self, trainer: Trainer):
+        super().__init__()
+        self.trainer = trainer
+
+    def _init_callback(self) -> None:
+        done = len({r["step"] for r in self.trainer.run.history})
+        self.next_eval = (done + 1) * self.trainer.args.eval_freq
+
+    def _on_step(self) -> bool:
+        dones = self.locals["dones"]
+        if dones.any():
+            idx = np.flatnonzero(dones)
+            results = [
+                0 if f["winner"] in (None, -1) else (1 if f["winner"] == f["seat"] else -1)
+                for f in (self.locals["infos"][i] for i in idx)
+            ]
+            self.trainer.pool.record_results(idx, np.array(results))
+        if self.num_timesteps >= self.next_eval and not self._last_step_of_learning():
+            while self.next_eval <= self.num_timesteps:
+                self.next_eval += self.trainer.args.eval_freq
+            self.trainer.periodic_evaluation()
+        return not interrupts.pending()  # Ctrl-C: stop here, the caller saves this step
+
+    def _last_step_of_learning(self) -> bool:
+        """The last step of the last rollout: the update on that rollout follows, and then
+        ``learn`` returns, so its evaluation waits for train()'s at the final step (the last
+        evaluation is then of the model saved; skipping it changes no training)."""
+        n, last = self.locals.get("n_steps"), self.locals.get("n_rollout_steps")
+        return self.num_timesteps >= self.model._total_timesteps and n is not None and n == last - 1
+
+    def _on_rollout_end(self) -> None:
+        merged: dict[str, list[int]] = {}
+        for name, tally in self.trainer.pool.pop_results().items():
+            key = "snapshots" if name.startswith("snapshot_") else name
+            merged[key] = [x + y for x, y in zip(merged.get(key, [0, 0, 0]), tally, strict=True)]
+        for key, (w, d, lo) in merged.items():
+            self.logger.record(f"pool/score_vs_{key}", (w + d / 2) / (w + d + lo))
+            self.logger.record(f"pool/episodes_vs_{key}", w + d + lo)
+
+
 def train(args: Args, argv: list[str]) -> int:
     """Run (or resume) the training described by ``args``; returns the exit status."""
-    import torch
-    from mancala_envs.training.opponents import OpponentPool, parse_pool
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.utils import set_random_seed
-
-    from mancala_envs.envs.vector import MancalaVecEnv
-    from mancala_envs.evaluation.arena import derive_seed
-    from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
-    from mancala_envs.infra import interrupts
-
-    game, run, device, state, session_seed = start_run(args, "runs/", "num_timesteps")
-    resuming = args.resume is not None
-    set_random_seed(session_seed)
+    run = Run(args, "runs/", progress="num_timesteps", step="timesteps")
+    game, device = run.game, run.device
+    set_random_seed(run.session_seed)
     pool = OpponentPool(
         game,
         args.num_envs,
         parse_pool(args.pool),
         args.snapshot_weight,
         args.max_snapshots,
-        seed=derive_seed(session_seed, 1),
+        seed=derive_seed(run.session_seed, 1),
         counts=True,
     )
     starts = None
@@ -213,26 +450,33 @@ def train(args: Args, argv: list[str]) -> int:
         )
         starts = suite + [game.initial_state()] * max(1, len(suite) // 4)
     env = MancalaVecEnv(
-        game, args.num_envs, opponent=pool, seed=derive_seed(session_seed, 2), counts=True, openings=starts
+        game,
+        args.num_envs,
+        opponent=pool,
+        seed=derive_seed(run.session_seed, 2),
+        counts=True,
+        openings=starts,
     )
     if args.capture_shaping:
         env = CaptureShaping(env, args.capture_shaping, args.gamma)
-    command = record_run(run, args, device, "mancala_envs.training.train_ppo", argv)
-    if resuming and (run / "model.zip").is_file():
-        model = load_checkpoint(run / "model.zip", env, args, game, device)
-        for key in ("evals", "optimality"):
-            state[key] = [e for e in state.get(key, []) if e["timesteps"] <= model.num_timesteps]
-        for name in state.get("snapshots", []):  # rebuild the pool, oldest snapshot first
+    command = run.record("mancala_envs.training.train_ppo", argv)
+    if run.resuming and (run.path / "model.zip").is_file():
+        model = load_checkpoint(run.path / "model.zip", env, args, game, device)
+        run.history = [e for e in run.history if e["step"] <= model.num_timesteps]
+        run.state["optimality"] = [
+            e for e in run.state.get("optimality", []) if e["timesteps"] <= model.num_timesteps
+        ]
+        for name in run.state.get("snapshots", []):  # rebuild the pool, oldest snapshot first
             policy = copy.deepcopy(model.policy)
             policy.load_state_dict(
-                torch.load(run / "snapshots" / f"{name}.pt", map_location=device, weights_only=True)
+                torch.load(run.path / "snapshots" / f"{name}.pt", map_location=device, weights_only=True)
             )
             pool.add_snapshot(policy, name)
-        print(f"resuming {run} at {model.num_timesteps} steps", flush=True)
+        print(f"resuming {run.path} at {model.num_timesteps} steps", flush=True)
     else:
-        if resuming:
-            print(f"{run} has no checkpoint yet: starting it from scratch", flush=True)
-        state = {}
+        if run.resuming:
+            print(f"{run.path} has no checkpoint yet: starting it from scratch", flush=True)
+        run.afresh()
         model = MaskablePPO(
             "MlpPolicy",
             env,
@@ -251,12 +495,11 @@ def train(args: Args, argv: list[str]) -> int:
             device=device,
             verbose=0,
         )
-    model.set_logger(configure(str(next_session(run)), ["csv", "tensorboard"]))
-    trainer = Trainer(args, run, game, pool, state, command)
-    trainer.model = model
+    model.set_logger(configure(str(run.logs()), ["csv", "tensorboard"]))
+    trainer = Trainer(args, run, pool, model)
     remaining = args.total_timesteps - model.num_timesteps
     print(
-        f"training {game.name} in {run}: {max(remaining, 0)} steps left of {args.total_timesteps}, "
+        f"training {game.name} in {run.path}: {max(remaining, 0)} steps left of {args.total_timesteps}, "
         f"device {device}",
         flush=True,
     )
@@ -276,28 +519,27 @@ def train(args: Args, argv: list[str]) -> int:
             trainer.save_checkpoint()
     except KeyboardInterrupt:
         trainer.save_checkpoint()
-        return interrupted(f"{model.num_timesteps} steps", run)
+        return run.interrupted(f"{model.num_timesteps} steps")
     finally:
         env.close()
     print(
         f"final evaluation: {args.final_eval_games} games against each of {args.eval_opponents}", flush=True
     )
-    results = final_evaluation(
+    results = run.final_evaluation(
         lambda: trainer.evaluate(args.final_eval_games, progress=args.progress_bar),
-        f"the trained policy is saved: {run / 'policy.json'}",
+        f"the trained policy is saved: {run.path / 'policy.json'}",
     )
     if results is None:
         return 130
-    spent = trainer.state()
     notes = [
-        f"Policy: `{run / 'policy.json'}` after {model.num_timesteps} steps: "
-        f"{spent['wall_seconds'] / 60:.1f} min, "
-        f"{spent['cpu_seconds'] / 60:.1f} CPU-min of training with its evaluations.",
+        f"Policy: `{run.path / 'policy.json'}` after {model.num_timesteps} steps: "
+        f"{run.wall_seconds() / 60:.1f} min, "
+        f"{run.cpu_seconds() / 60:.1f} CPU-min of training with its evaluations.",
         "",
         f"Command: `{command}`",
     ]
-    title, agent = f"Training report: {game.name}", f"policy:path={run / 'policy.json'}"
-    return final_report(run, game, results, args, title, notes, trainer.history, agent)
+    title, agent = f"Training report: {game.name}", f"policy:path={run.path / 'policy.json'}"
+    return run.final_report(results, title, notes, run.history, agent)
 
 
 def main(argv: list[str] | None = None) -> int:

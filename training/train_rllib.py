@@ -70,6 +70,7 @@ from mancala_envs.training.rllib_env import (  # noqa: F401  (re-exported)
 )
 
 from mancala_envs import get_game
+from mancala_envs.rulesets import parameter_help, ruleset_parameters
 
 
 def game_params(opts: dict[str, Any]) -> dict[str, Any]:
@@ -226,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--envs-per-env-runner", type=int, default=8, help="vectorised envs in each env runner")
     p.add_argument("--seed", type=int, default=0, help="seed of RLlib and of every env generator")
     p.add_argument("--max-plies", type=int, default=1000, help="truncate games at N plies")
-    p.add_argument("--holes-per-row", type=int, help="En Dodoi width (6..10)")
+    p.add_argument("--holes-per-row", type=int, help=parameter_help("holes_per_row"))
     p.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="hidden layer sizes")
     p.add_argument("--frozen", type=int, default=3, help="number of frozen copies of main (0: none)")
     p.add_argument("--snapshot-every", type=int, default=5, help="iterations between frozen snapshots")
@@ -278,8 +279,9 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"--cpus-per-env-runner must be > 0, got {args.cpus_per_env_runner}")
     if args.eval_games % 2:
         raise ValueError(f"--eval-games must be even (seat-balanced matches), got {args.eval_games}")
-    if args.holes_per_row is not None and args.game != "en_dodoi":
-        raise ValueError("--holes-per-row applies to en_dodoi only")
+    if args.holes_per_row is not None and "holes_per_row" not in ruleset_parameters(args.game):
+        takers = [g for g in GAMES if "holes_per_row" in ruleset_parameters(g)]
+        raise ValueError(f"--holes-per-row applies to {', '.join(takers)} only")
     params = {"max_plies": args.max_plies}
     if args.holes_per_row is not None:
         params["holes_per_row"] = args.holes_per_row

@@ -2,7 +2,10 @@
 
 Heuristics (value for the player ``p`` to move of a running position; a finished game is worth
 ±1,000,000 (more for a quicker win), a draw or a truncated game 0). ``row(x)`` is the seeds on x's
-row, ``holes(x)`` his non-empty holes, ``cap(x)`` his captured seeds, ``opp`` the opponent:
+row, ``holes(x)`` his non-empty holes, ``cap(x)`` his captured seeds, ``opp`` the opponent. The
+weights are data of each game (``GameInfo.heuristic_weights`` in :mod:`mancala_envs.rulesets`); a
+game without its own gets the default of its result rule: ``4 * cap + row`` differences when
+captures decide (SE10/ED5), ``row + holes`` differences when survival does (SQ6), no extension.
 
 - ``songo_ewondo`` (won on captures): ``4 * (cap(p) - cap(opp)) + (row(p) - row(opp))`` — captures
   decide the game, and the seeds left on the board go to the last mover at the end (SE9), usually
@@ -44,13 +47,11 @@ from mancala_envs.agents.minimax.alphabeta import (
 )
 
 from mancala_envs import Game, State
+from mancala_envs.rulesets import GameTable, default_heuristic_weights, game_info
 
-# (captured, row, non-empty holes) difference weights, then the low-material extension threshold (-1 none)
-HEURISTIC_WEIGHTS: dict[str, tuple[int, int, int, int]] = {
-    "songo_ewondo": (4, 1, 0, -1),
-    "en_dodoi": (4, 1, 0, 6),
-    "sadeqa_ii": (0, 1, 1, 4),
-}
+# (captured, row, non-empty holes) difference weights, then the low-material extension threshold
+# (-1 none), of every registered game: a live view of GameInfo.weights
+HEURISTIC_WEIGHTS: GameTable[str, tuple[int, ...]] = GameTable(lambda info: (info.name, info.weights))
 MAX_TT_BITS = 20
 NO_LIMIT = 1 << 62
 
@@ -95,11 +96,13 @@ class MinimaxAgent(Agent):
 
     @staticmethod
     def weights(game: Game) -> np.ndarray:
-        """The heuristic weights of ``game`` (see the module docstring)."""
-        if game.name not in HEURISTIC_WEIGHTS:
-            known = ", ".join(HEURISTIC_WEIGHTS)
-            raise ValueError(f"minimax has no heuristic for {game.name!r}; known: {known}")
-        return np.array(HEURISTIC_WEIGHTS[game.name], dtype=np.int64)
+        """The heuristic weights of ``game``: its GameInfo's, or for a ruleset that is not
+        registered the default of its result rule (see the module docstring)."""
+        try:
+            weights = game_info(game.name).weights
+        except ValueError:
+            weights = default_heuristic_weights(game.ruleset)
+        return np.array(weights, dtype=np.int64)
 
     def search(self, game: Game, state: State) -> tuple[int, np.ndarray]:
         """The chosen move and, from the deepest completed iteration, the value of each legal move

@@ -27,6 +27,7 @@ from mancala_envs.evaluation.ratings import check_rating_options, compute_rating
 from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.interrupts import deferred_interrupts
 from mancala_envs.render import ansi_board, result_text, write_gif
+from mancala_envs.rulesets import parameter_help
 
 PROG = "mancala"
 
@@ -102,7 +103,7 @@ class _Parser(argparse.ArgumentParser):
 def _game_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", choices=GAMES, help="which game: " + ", ".join(GAMES))
     p.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help="en_dodoi only: 6..10 (default 8)"
+        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
     )
     p.add_argument(
         "--max-plies", type=int, default=None, metavar="N", help="truncate games after N plies (1000)"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mancala_envs import GAMES, Game, get_game
 from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
+from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.builder import build
 from mancala_envs.tablebase.suites import write_suite
@@ -37,7 +38,9 @@ def _ints(text: str) -> list[int]:
 
 def _game_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", choices=GAMES, help="which game: " + ", ".join(GAMES))
-    p.add_argument("--holes-per-row", type=int, default=None, metavar="N", help="en_dodoi only: 6..10 (8)")
+    p.add_argument(
+        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -57,6 +57,7 @@ from mancala_envs.core.layout import DONE, TRUNCATED
 from mancala_envs.envs.common import AGENTS, resolve_game, start_state
 from mancala_envs.game import Game, outcome
 from mancala_envs.render import ansi_board, rgb_board
+from mancala_envs.rulesets import ruleset_parameters
 from mancala_envs.state import IllegalMoveError, State
 
 FIRST_PLAYERS = ("player_0", "player_1", "random")
@@ -134,8 +135,8 @@ class MancalaEnv(AECEnv):
                 "obs_format",
                 "render_mode",
             ]
-            if (game or self.game_name) == "en_dodoi":
-                accepted.insert(1, "holes_per_row")
+            name = game.name if isinstance(game, Game) else game or self.game_name
+            accepted[1:1] = sorted(ruleset_parameters(name) - {"max_plies"})  # e.g. holes_per_row
             raise ValueError(
                 f"unknown argument(s) {', '.join(sorted(unknown))} for {type(self).__name__}; "
                 f"accepted: {', '.join(accepted)}"

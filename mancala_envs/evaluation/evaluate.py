@@ -39,8 +39,10 @@ from mancala_envs.agents.registry import AGENT_NAMES, make_agent, parse_spec
 from mancala_envs.evaluation.arena import GameRecord, MatchResult, play_match
 from mancala_envs.evaluation.arena.matches import check_even, check_seed
 from mancala_envs.evaluation.openings import resolve_openings
+from mancala_envs.infra.extras import require
 from mancala_envs.infra.files import append_synced, atomic_write
 from mancala_envs.infra.interrupts import deferred_interrupts
+from mancala_envs.rulesets import parameter_help
 
 DEFAULT_OPPONENTS = ("random", "greedy", "minimax:depth=2")
 POLICY_SUFFIXES = (".json", ".pt", ".zip")  # a file to play through policy:path=
@@ -144,7 +146,7 @@ def plot_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
     """Evaluation score against training steps, one line (with its 95% band) per opponent."""
     import io
 
-    import matplotlib
+    matplotlib = require("matplotlib", "train", "the learning-curve plot")
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
@@ -218,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", choices=GAMES, default="songo_ewondo", help="the game (default: songo_ewondo)")
     p.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help="en_dodoi only: 6..10 (default: 8)"
+        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
     )
     p.add_argument(
         "--max-plies", type=int, default=None, metavar="N", help="truncate games at N plies (default: 1000)"

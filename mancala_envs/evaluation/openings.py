@@ -13,7 +13,7 @@ match therefore starts from a suite of openings, each played twice with the seat
 - :func:`resolve_openings` — what ``--openings`` means on the command line: ``default`` (the
   game's default suite, seed 0), ``none`` (the bare initial position) or a JSONL file.
 
-The default ranges are chosen for balance, measured by ``python -m mancala_envs.evaluation.openings GAME``
+The default ranges are chosen for balance, measured by ``python -m mancala_envs.evaluation.balance GAME``
 (``minimax:depth=4`` playing itself once from each of the 200 default openings; the score of the
 player to move at the opening, 95% Wilson interval): Songo Ewondo 4–8 plies 0.495 [0.426, 0.564]
 (2–6 plies gave 0.573); Sadeqa II 4–8 plies 0.530 [0.461, 0.598] (its first two plies are forced,
@@ -32,19 +32,19 @@ from pathlib import Path
 import numpy as np
 
 from mancala_envs import Game, State
+from mancala_envs.infra.files import atomic_write
+from mancala_envs.rulesets import DEFAULT_OPENING_PLIES, GameTable
 
-DEFAULT_PLIES: dict[str, tuple[int, int]] = {
-    "songo_ewondo": (4, 8),
-    "sadeqa_ii": (4, 8),
-    "en_dodoi": (2, 6),
-}
+# game name -> its default plies (GameInfo.opening_plies), read live from the registry
+DEFAULT_PLIES: GameTable[str, tuple[int, int]] = GameTable(lambda info: (info.name, info.opening_plies))
 DEFAULT_SUITE_SEED = 0
 NO_OPENINGS = ("none", "initial")
 
 
-def _plies(game: Game, plies: int | tuple[int, int] | None) -> tuple[int, int]:
-    if plies is None:
-        return DEFAULT_PLIES[game.name]
+def opening_plies(game: Game, plies: int | tuple[int, int] | None) -> tuple[int, int]:
+    """``plies`` as a range ``(lo, hi)``; ``None``: the game's default range (its metadata)."""
+    if plies is None:  # a game's own range, the generic one for a ruleset that is not registered
+        return DEFAULT_PLIES.get(game.name, DEFAULT_OPENING_PLIES)
     lo, hi = (plies, plies) if isinstance(plies, (int, np.integer)) else tuple(plies)
     if isinstance(lo, bool) or not 0 <= int(lo) <= int(hi):
         raise ValueError(f"plies must be a non-negative int or a range (lo, hi) with lo <= hi, got {plies!r}")
@@ -66,7 +66,7 @@ def random_openings(
     found (too few plies for the game)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    lo, hi = _plies(game, plies)
+    lo, hi = opening_plies(game, plies)
     rng = np.random.default_rng(seed)
     found: dict[tuple, State] = {}
     tries = ended = 0
@@ -98,8 +98,6 @@ def random_openings(
 
 def save_openings(path: str | os.PathLike, states: Sequence[State]) -> None:
     """Write a suite as JSONL (one ``State.to_dict()`` a line), through a temporary file."""
-    from mancala_envs.infra.files import atomic_write
-
     atomic_write(Path(path), "".join(json.dumps(s.to_dict(), separators=(",", ":")) + "\n" for s in states))
 
 
@@ -141,59 +139,3 @@ def resolve_openings(
     if not states or not all(isinstance(s, State) for s in states):
         raise ValueError("openings must be 'default', 'none', a JSONL file or a non-empty list of States")
     return [game._check_state(s) for s in states]
-
-
-def suite_balance(
-    game: Game,
-    agent: str = "minimax:depth=4",
-    n: int = 200,
-    seed: int = 0,
-    plies: int | tuple[int, int] | None = None,
-) -> tuple[float, int, tuple[float, float]]:
-    """How fair the default suite is: ``agent`` playing itself once from each of the ``n``
-    openings (``plies`` as :func:`random_openings`); returns the mean score of the player to move
-    at the opening (1 win, 0.5 draw), the number of games, and a 95% Wilson interval (each
-    opening is one independent game)."""
-    from mancala_envs.evaluation.arena import play_game, wilson_interval
-
-    score = 0.0
-    openings = random_openings(game, n, plies)
-    for k, start in enumerate(openings):
-        record = play_game(game, agent, agent, seed=seed + k, start=start)
-        score += record.score_of(start.to_move)
-    return score / len(openings), len(openings), wilson_interval(score, len(openings))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mancala_envs.evaluation.openings GAME [--holes-per-row N] [--n 200] [--agent SPEC] [--out
-    FILE]``:
-    write the game's default suite (``--out``) and print its balance (:func:`suite_balance`)."""
-    import argparse
-
-    from mancala_envs import GAMES, get_game
-
-    parser = argparse.ArgumentParser(
-        prog="python -m mancala_envs.evaluation.openings", description=main.__doc__
-    )
-    parser.add_argument("game", choices=sorted(GAMES))
-    parser.add_argument("--holes-per-row", type=int, default=None, help="En Dodoi only (6..10)")
-    parser.add_argument("--n", type=int, default=200, help="openings in the suite (default 200)")
-    parser.add_argument("--agent", default="minimax:depth=4", help="the self-play agent of the balance")
-    parser.add_argument("--out", type=Path, default=None, help="also write the suite as JSONL here")
-    args = parser.parse_args(argv)
-    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
-    game = get_game(args.game, **params)
-    if args.out is not None:
-        save_openings(args.out, random_openings(game, args.n))
-        print(f"wrote {args.n} openings to {args.out}")
-    mean, games, (lo, hi) = suite_balance(game, args.agent, args.n)
-    lo_p, hi_p = DEFAULT_PLIES[game.name]
-    print(
-        f"{game.name}: {args.agent} self-play from {games} openings of {lo_p}-{hi_p} random plies: "
-        f"player to move scores {mean:.3f} [{lo:.3f}, {hi:.3f}]"
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

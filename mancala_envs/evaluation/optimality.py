@@ -21,6 +21,7 @@ from mancala_envs import GAMES, Game, get_game
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import as_agent
 from mancala_envs.evaluation.arena.matches import wilson_interval
+from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase.suites import SuiteEntry, load_suite
 
 WORDS = {1: "win", 0: "draw", -1: "loss"}
@@ -79,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mancala optimality", description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=GAMES)
     parser.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs, e.g. minimax:depth=4")
-    parser.add_argument("--holes-per-row", type=int, default=None, metavar="N", help="en_dodoi: 6..10 (8)")
+    parser.add_argument(
+        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
+    )
     parser.add_argument("--suite", default=None, metavar="FILE", help="suite JSONL (default: shipped)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agents (0)")
     return parser

@@ -34,6 +34,7 @@ from mancala_envs import Game, IllegalMoveError, State
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import as_agent
 from mancala_envs.evaluation.arena.records import GameRecord
+from mancala_envs.evaluation.openings import resolve_openings
 from mancala_envs.game import check_seed, require_game
 from mancala_envs.infra.interrupts import check as check_interrupt
 
@@ -234,7 +235,6 @@ def play_match(
     :mod:`mancala_envs.evaluation.openings`), ``None``/``"none"`` (the initial position), a JSONL path or a
     list of
     States. ``on_game(record)`` is called after each game (e.g. to write it at once)."""
-    from mancala_envs.evaluation.openings import resolve_openings
 
     require_game(game)
     n_games = check_even(n_games, "n_games")

@@ -52,6 +52,7 @@ from mancala_envs.evaluation.arena.records import (
     parse_records,
     replay,
 )
+from mancala_envs.evaluation.openings import load_openings, resolve_openings
 from mancala_envs.infra.files import append_synced, atomic_write, read_json, read_jsonl
 
 RESULTS_FILE = "results.csv"
@@ -141,7 +142,6 @@ def round_robin(
     ``out_dir`` is never overwritten: pass ``resume=True`` to continue the tournament it holds.
     ``on_game(record)`` is called after each game is written; ``reuse``, ``fresh``: the module
     docstring's reuse."""
-    from mancala_envs.evaluation.openings import load_openings, resolve_openings
 
     # a spec's name is the one its agent reports (make_agent normalises spellings)
     names = [make_agent(a).name if isinstance(a, str) else agent_name(a) for a in agents]

@@ -1,0 +1,168 @@
+"""A fourth game defined only as data, here (docs/adding-a-game.md): a relay game of 5 holes a row
+and 2 seeds a hole, with Sadeqa II's capture on either side (SQ3) and En Dodoi's end and result
+(ED4, ED5). Registered through the public API, it gets the AEC and Gymnasium envs, every search
+agent, opening suites and a tablebase, with no code of its own."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env
+from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
+from pettingzoo.test import api_test
+from tablebase_reference import Reference, all_keys
+
+from mancala_envs import GAMES, GameInfo, Ruleset, get_game, register_game, tablebase, unregister_game
+from mancala_envs.envs.aec import MancalaEnv
+from mancala_envs.evaluation.arena import play_game, play_match
+from mancala_envs.evaluation.arena.records import replay
+from mancala_envs.evaluation.openings import DEFAULT_PLIES, position_key, random_openings
+from mancala_envs.registration import ENV_IDS, GYM_IDS
+from mancala_envs.rulesets import (
+    CAPTURE_CHAIN,
+    CAPTURE_OPPOSITE_EITHER_SIDE,
+    RESULT_BY_CAPTURES,
+    RULESETS,
+    SOW_RELAY,
+    WEIGHTS_BY_CAPTURES,
+)
+
+RELAY_TOY = Ruleset(
+    name="relay_toy",
+    holes_per_row=5,
+    seeds_per_hole=2,
+    sowing=SOW_RELAY,  # SQ1/SQ2, ED1
+    direction=+1,
+    capture=CAPTURE_OPPOSITE_EITHER_SIDE,  # SQ3
+    result=RESULT_BY_CAPTURES,  # ED5
+    end_board_to_last_mover=True,  # ED4
+)
+RELAY_TOY_INFO = GameInfo(
+    RELAY_TOY,
+    "Relay Toy",  # Gymnasium id: mancala_envs/RelayToy-v0
+    parameters={"holes_per_row": range(4, 7)},
+    opening_plies=(2, 4),
+    # heuristic_weights left out: the default of its result rule (captures decide)
+)
+ENV_ID, GYM_ID = "mancala/relay_toy-v0", "mancala_envs/RelayToy-v0"
+
+
+@pytest.fixture(scope="module")
+def toy():
+    """The registered toy game; unregistered afterwards, so no other test module sees it."""
+    register_game(RELAY_TOY_INFO)
+    yield get_game("relay_toy")
+    unregister_game("relay_toy")
+
+
+def test_every_table_reads_the_registration(toy):
+    assert "relay_toy" in GAMES and GAMES[-1] == "relay_toy" and RULESETS["relay_toy"] == RELAY_TOY
+    assert ENV_IDS[ENV_ID] == "mancala_envs.envs.aec:MancalaEnv" and GYM_IDS[GYM_ID] == "relay_toy"
+    assert DEFAULT_PLIES["relay_toy"] == (2, 4)
+    assert HEURISTIC_WEIGHTS["relay_toy"] == WEIGHTS_BY_CAPTURES
+    assert MinimaxAgent.weights(toy).tolist() == list(WEIGHTS_BY_CAPTURES)
+    assert (toy.holes_per_row, toy.total_seeds, toy.params) == (
+        5,
+        20,
+        {"max_plies": 1000, "holes_per_row": 5},
+    )
+    narrow = get_game("relay_toy", holes_per_row=4, max_plies=300)
+    assert (narrow.num_actions, narrow.total_seeds, narrow.max_plies) == (4, 16, 300)
+    with pytest.raises(ValueError, match=r"holes_per_row must be in 4\.\.6 for relay_toy, got 7"):
+        get_game("relay_toy", holes_per_row=7)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        get_game("relay_toy", seeds_per_hole=3)
+    assert register_game(RELAY_TOY_INFO) == RELAY_TOY_INFO  # registering it again changes nothing
+    with pytest.raises(ValueError, match="another game named 'relay_toy'"):
+        register_game(GameInfo(RELAY_TOY, "Other Toy"))
+
+
+def test_unregistering_removes_the_game_and_its_ids():
+    info = GameInfo(replace(RELAY_TOY, name="relay_toy_b"), "Relay Toy B")
+    register_game(info)
+    assert "relay_toy_b" in GAMES and "mancala/relay_toy_b-v0" in pettingzoo.aec_registry
+    assert get_game("relay_toy_b").ruleset == info.ruleset
+    unregister_game("relay_toy_b")
+    assert "relay_toy_b" not in GAMES and "relay_toy_b" not in RULESETS
+    assert "mancala/relay_toy_b-v0" not in pettingzoo.aec_registry
+    assert "mancala_envs/RelayToyB-v0" not in gymnasium.registry
+    with pytest.raises(ValueError, match="unknown game 'relay_toy_b'"):
+        get_game("relay_toy_b")
+    with pytest.raises(ValueError, match="built-in game"):
+        unregister_game("en_dodoi")
+
+
+def test_a_ruleset_the_engine_does_not_support_is_refused():
+    with pytest.raises(ValueError, match="relay sowing"):
+        GameInfo(replace(RELAY_TOY, capture=CAPTURE_CHAIN), "Chain Relay")
+    with pytest.raises(ValueError, match="not in its range"):
+        GameInfo(RELAY_TOY, "Relay Toy", parameters={"holes_per_row": range(6, 11)})
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's style hints (dict spaces, zero masks)
+def test_pettingzoo_aec_env_passes_api_test(toy):
+    env = pettingzoo.make("aec", ENV_ID, first_player="random")
+    assert env.game == toy and env.metadata["name"] == "relay_toy_v0"
+    api_test(env, num_cycles=200)
+    api_test(MancalaEnv("relay_toy", holes_per_row=4, max_plies=9), num_cycles=20)
+
+
+def test_gymnasium_env_passes_check_env(toy):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env = gymnasium.make(GYM_ID, opponent="greedy")
+        check_env(env.unwrapped)
+    assert [str(w.message) for w in caught] == []
+    assert env.unwrapped.game == toy and env.action_space.n == 5
+    obs, _ = env.reset(seed=0)
+    done, rng = False, np.random.default_rng(0)
+    while not done:
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, _, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "minimax:depth=2", "mcts:sims=50"])
+def test_agents_play_full_games(toy, spec):
+    record = play_game(toy, spec, "random", seed=3)
+    assert (
+        record.game == "relay_toy" and record.plies > 0 and (record.truncated or record.winner in (0, 1, -1))
+    )
+    assert replay(record)[-1].is_over  # the record rebuilds the game from its name and params
+    result = play_match(toy, spec, "greedy", n_games=4, seed=1)  # the default opening suite
+    assert result.games == 4 and all(r.start is not None for r in result.records)
+
+
+def test_opening_suite_is_distinct_and_reproducible(toy):
+    suite = random_openings(toy, 30, seed=5)
+    assert len({position_key(s) for s in suite}) == 30
+    assert all(2 <= s.ply <= 4 and not s.is_over for s in suite)
+    assert [position_key(s) for s in random_openings(toy, 30, seed=5)] == [position_key(s) for s in suite]
+
+
+def test_tablebase_matches_the_brute_force(toy, tmp_path):
+    k = 5
+    tb = tablebase.build(toy, max_seeds=k, path=tmp_path / "relay_toy")
+    ref = Reference(toy, all_keys(toy, k))
+    assert len(ref.a) == tb.covered_positions
+    wrong = []
+    for key in ref.a:
+        state = ref.state(key)
+        if state.done:
+            assert not tb.covers(state)
+            continue
+        if tb.bounds(state) != (ref.a[key], ref.b[key]):
+            wrong.append((key, tb.bounds(state), (ref.a[key], ref.b[key])))
+    assert not wrong, f"{len(wrong)} values differ, e.g. {wrong[:3]}"
+    for key in list(ref.moves)[::7]:  # outcomes and outcome-preserving moves at a few captured leads
+        spare = toy.total_seeds - sum(key[0])
+        for d in {spare % 2, -spare, spare}:
+            state = ref.state(key, d)
+            if not state.done:
+                assert tb.outcome(state) == ref.outcome(key, d), (key, d)
+                np.testing.assert_array_equal(tb.best_actions(state), ref.best_mask(key, d))
