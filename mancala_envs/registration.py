@@ -19,6 +19,8 @@ from the registry, and :func:`register_game` adds a game and its envs (docs/addi
 
 from __future__ import annotations
 
+import gymnasium
+
 from mancala_envs.rulesets import GameInfo, GameTable, add_game, registered_games, remove_game
 
 # PettingZoo id -> entry point, and Gymnasium id -> game name, of every registered game
@@ -27,8 +29,6 @@ GYM_IDS: GameTable[str, str] = GameTable(lambda info: (info.gym_id, info.name))
 
 
 def _register_gym(info: GameInfo) -> None:
-    import gymnasium
-
     if info.gym_id not in gymnasium.registry:
         gymnasium.register(
             id=info.gym_id,
@@ -69,8 +69,6 @@ def register_game(info: GameInfo) -> GameInfo:
 def unregister_game(name: str) -> GameInfo:
     """Undo :func:`register_game` for the game ``name`` (not a built-in one): out of the registry
     and out of Gymnasium's and PettingZoo's registries. Returns its GameInfo."""
-    import gymnasium
-
     info = remove_game(name)
     gymnasium.registry.pop(info.gym_id, None)
     try:

@@ -1,6 +1,7 @@
 """Shared test settings: hypothesis profiles (``ci`` is the default; ``HYPOTHESIS_PROFILE=thorough``
 runs many more examples), the game configurations, and the Ctrl-C run of a training script."""
 
+import itertools
 import os
 import signal
 import subprocess
@@ -11,6 +12,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
+from mancala_envs.rulesets import BUILTIN_GAMES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 settings.register_profile(
@@ -19,11 +22,13 @@ settings.register_profile(
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# Every game and every En Dodoi width: (name, params).
-GAME_CONFIGS = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [
-    ("en_dodoi", {"holes_per_row": n}) for n in range(6, 11)
+# Every built-in game and every value of its variable parameters (En Dodoi's widths): (name, params).
+GAME_CONFIGS = [
+    (info.name, dict(zip([p for p, _ in info.parameters], values, strict=True)))
+    for info in BUILTIN_GAMES
+    for values in itertools.product(*(v for _, v in info.parameters))
 ]
-GAME_IDS = [f"{name}{params.get('holes_per_row', '')}" for name, params in GAME_CONFIGS]
+GAME_IDS = [name + "".join(str(v) for v in params.values()) for name, params in GAME_CONFIGS]
 
 
 def interrupt_training(

@@ -17,6 +17,7 @@ from mancala_envs.agents.registry import make_agent
 
 from mancala_envs import GAMES, Game, get_game
 from mancala_envs.infra.files import read_json
+from mancala_envs.rulesets import parameter_help
 
 T = TypeVar("T")
 
@@ -29,7 +30,7 @@ class RunArgs:
     """The arguments every training script takes (its ``Args`` adds its algorithm's own)."""
 
     game: str = field(default="songo_ewondo", metadata={"help": "the game", "choices": GAMES})
-    holes_per_row: int | None = field(default=None, metadata={"help": "en_dodoi only: 6..10 (none: 8)"})
+    holes_per_row: int | None = field(default=None, metadata={"help": parameter_help("holes_per_row")})
     max_plies: int | None = field(default=None, metadata={"help": "truncate games at N plies (none: 1000)"})
     seed: int = field(default=0, metadata={"help": "seed of every random choice"})
     out: str | None = field(

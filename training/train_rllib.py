@@ -70,6 +70,7 @@ from mancala_envs.training.rllib_env import (  # noqa: F401  (re-exported)
 )
 
 from mancala_envs import get_game
+from mancala_envs.evaluation.arena import play_match
 from mancala_envs.rulesets import parameter_help, ruleset_parameters
 
 
@@ -152,8 +153,6 @@ def save(algo: Any, out: Path) -> Path:
 
 def evaluate(out: Path, game: Any, opponents: Sequence[str], n_games: int, seed: int) -> list[dict[str, Any]]:
     """Arena matches of the checkpoint in ``out`` (as ``rllib:path=OUT``) against each opponent."""
-    from mancala_envs.evaluation.arena import play_match
-
     agent = make_agent(f"rllib:path={out}", seed=seed)
     rows = []
     for spec in opponents:

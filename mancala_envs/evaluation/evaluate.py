@@ -25,6 +25,7 @@ Ctrl-C stops at once (exit 130); with ``--out`` every finished game is already i
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shlex
@@ -144,8 +145,6 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
 
 def plot_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
     """Evaluation score against training steps, one line (with its 95% band) per opponent."""
-    import io
-
     matplotlib = require("matplotlib", "train", "the learning-curve plot")
 
     matplotlib.use("Agg")
