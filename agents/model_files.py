@@ -6,7 +6,7 @@ Config keys: ``format`` (``"mancala_envs.policy"``), ``version``, ``algorithm``
 (``"MaskablePPO"``), ``game`` and ``params``, ``observation`` (``"counts"`` or ``"fractions"``),
 ``observation_size``, ``num_actions``, ``net_arch``, ``features`` (``{"name": ..., "kwargs": ...}``,
 a name of :data:`mancala_envs.agents.policies.features.EXTRACTORS`) and, for the reader, ``trained`` (steps,
-command, revision).
+command, revision). :mod:`mancala_envs.agents.policies.network` builds and loads the policy of a pair.
 
 sb3-contrib's own ``.zip`` checkpoints are pickles: :func:`load_zip` opens one only when the
 caller says it trusts the file (``policy:path=MODEL.zip,trusted=true``);
@@ -15,15 +15,19 @@ caller says it trusts the file (``policy:path=MODEL.zip,trusted=true``);
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
+import sys
+import types
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from mancala_envs.infra.config_files import read_config
+from mancala_envs.infra.extras import require
 from mancala_envs.infra.files import atomic_write
 
 FORMAT, VERSION = "mancala_envs.policy", 1
@@ -47,27 +51,6 @@ def pair_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     path = Path(path)
     stem = path.with_suffix("") if path.suffix in (".json", ".pt") else path
     return stem.with_suffix(".json"), stem.with_suffix(".pt")
-
-
-def build_policy(config: dict[str, Any]) -> Any:
-    """An untrained ``MaskableActorCriticPolicy`` of the architecture ``config`` describes."""
-    from gymnasium import spaces
-    from mancala_envs.agents.policies.features import EXTRACTORS
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    features = config["features"]
-    if features["name"] not in EXTRACTORS:
-        raise ValueError(f"unknown features extractor {features['name']!r}; known: {sorted(EXTRACTORS)}")
-    high = np.inf if config["observation"] == "counts" else 1.0
-    obs_space = spaces.Box(0.0, high, (int(config["observation_size"]),), np.float32)
-    return MaskableActorCriticPolicy(
-        obs_space,
-        spaces.Discrete(int(config["num_actions"])),
-        lr_schedule=lambda _: 0.0,
-        net_arch=[int(x) for x in config["net_arch"]],
-        features_extractor_class=EXTRACTORS[features["name"]],
-        features_extractor_kwargs=dict(features.get("kwargs", {})),
-    )
 
 
 def save_pair(
@@ -99,8 +82,9 @@ def load_pair(
     """The torch module and config of a safe weights + JSON pair (this project's policies and az
     networks): both files present, the JSON config of format ``fmt`` and ``version``, the module
     ``build(config)``, its weights loaded with ``weights_only=True``; ``ValueError`` naming the
-    file for anything missing, damaged or of another format. ``kind`` names the file in messages."""
-    import torch
+    file for anything missing, damaged or of another format. ``kind`` names the file in messages.
+    Without torch, :class:`~mancala_envs.infra.extras.MissingExtraError` names the ``[agents]`` extra."""
+    torch = require("torch", "agents", f"loading a {kind} ({json_path.name})")
 
     if not pt_path.is_file():
         raise ValueError(f"{kind} file {pt_path} does not exist")
@@ -116,16 +100,45 @@ def load_pair(
     return module, config
 
 
-def load_policy(path: str | os.PathLike) -> tuple[Any, dict[str, Any]]:
-    """The policy (on the CPU, in eval mode) and config of a safe pair; ``ValueError`` naming the
-    file for anything missing, damaged or of another format (:func:`load_pair`)."""
-    policy, config = load_pair(*pair_paths(path), "policy", FORMAT, VERSION, build_policy)
-    policy.set_training_mode(False)
-    return policy, config
+# Module paths that older checkpoints pickled, and the modules that hold those classes now.
+LEGACY_MODULES = {
+    "training": None,  # the old top-level package: an empty stand-in
+    "training.features": "mancala_envs.agents.policies.features",
+    "training.train_ppo": "mancala_envs.agents.policies.features",  # 0.1 models: SeedFeatures
+}
+
+
+@contextlib.contextmanager
+def legacy_module_paths() -> Iterator[None]:
+    """While open, the module paths of :data:`LEGACY_MODULES` (``training.features.SeedFeatures``,
+    ``training.train_ppo.SeedFeatures``, ``training.features.CountFeatures``, which ``.zip`` files
+    written before the package layout of 0.2 pickled) name the features module in
+    ``sys.modules``; the previous entries are put back afterwards."""
+    saved = {name: sys.modules.get(name) for name in LEGACY_MODULES}
+    try:
+        for name, target in LEGACY_MODULES.items():
+            if target is None:
+                module = types.ModuleType(name, "stand-in for old pickled module paths")
+                module.__path__ = []  # a package, so that pickle can import its submodules
+            else:
+                module = importlib.import_module(target)
+            sys.modules[name] = module
+        for name in LEGACY_MODULES:
+            parent, _, child = name.rpartition(".")
+            if parent:
+                setattr(sys.modules[parent], child, sys.modules[name])
+        yield
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
 
 
 def load_zip(path: str | os.PathLike, trusted: bool) -> Any:
-    """An sb3-contrib ``MaskablePPO`` ``.zip`` — a pickle that can run code — only if ``trusted``."""
+    """An sb3-contrib ``MaskablePPO`` ``.zip`` — a pickle that can run code — only if ``trusted``
+    (the ``[sb3]`` extra). Old class paths load through :func:`legacy_module_paths`."""
     path = Path(path)
     if not trusted:
         raise ValueError(
@@ -135,23 +148,32 @@ def load_zip(path: str | os.PathLike, trusted: bool) -> Any:
         )
     if not path.is_file():
         raise ValueError(f"policy file {path} does not exist")
-    from sb3_contrib import MaskablePPO
+    require("torch", "agents", "loading an sb3 .zip checkpoint")
+    MaskablePPO = require("sb3_contrib", "sb3", "loading an sb3 .zip checkpoint").MaskablePPO
 
     try:
-        return MaskablePPO.load(path, device="cpu")
+        with legacy_module_paths():
+            return MaskablePPO.load(path, device="cpu")
     except Exception as e:  # a damaged archive raises zipfile, pickle, torch or key errors
         raise ValueError(f"{path}: not a loadable MaskablePPO checkpoint ({type(e).__name__}: {e})") from None
 
 
+# The features extractors a config names, by the class path a checkpoint holds
+# (mancala_envs.agents.policies.features.EXTRACTORS; this module sits below the policies).
+EXTRACTOR_CLASSES = {
+    "counts": "mancala_envs.agents.policies.features.CountFeatures",
+    "seed": "mancala_envs.agents.policies.features.SeedFeatures",
+}
+
+
 def zip_config(model: Any, game: Any) -> dict[str, Any]:
     """The safe config of a (trusted, loaded) ``MaskablePPO`` model of ``game``."""
-    from mancala_envs.agents.policies.features import EXTRACTORS
-
     kwargs = model.policy_kwargs
     cls = kwargs.get("features_extractor_class")
-    name = next((k for k, v in EXTRACTORS.items() if v is cls), None)
+    path = f"{getattr(cls, '__module__', '')}.{getattr(cls, '__qualname__', '')}"
+    name = next((k for k, v in EXTRACTOR_CLASSES.items() if v == path), None)
     if name is None:
-        raise ValueError(f"the model's features extractor {cls!r} is not one of {sorted(EXTRACTORS)}")
+        raise ValueError(f"the model's features extractor {cls!r} is not one of {sorted(EXTRACTOR_CLASSES)}")
     return {
         "algorithm": "MaskablePPO",
         "game": game.name,

@@ -385,6 +385,58 @@ def test_legacy_checkpoint_loads_through_the_old_class_path(tmp_path):
     assert len(set(moves)) > 1  # the positions ask for different moves
 
 
+def test_legacy_module_paths_are_put_back():
+    """The shim that maps the old pickled module paths leaves ``sys.modules`` as it found it."""
+    import sys
+
+    names = list(model_files.LEGACY_MODULES)
+    before = {name: sys.modules.get(name) for name in names}
+    with model_files.legacy_module_paths():
+        from mancala_envs.agents.policies import features
+
+        assert sys.modules["training.train_ppo"].SeedFeatures is features.SeedFeatures
+        assert sys.modules["training.features"].CountFeatures is features.CountFeatures
+    assert {name: sys.modules.get(name) for name in names} == before
+    for name, cls in features.EXTRACTORS.items():  # what zip_config maps a checkpoint's class to
+        assert model_files.EXTRACTOR_CLASSES[name] == f"{cls.__module__}.{cls.__qualname__}"
+
+
+@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+def test_torch_only_policy_matches_the_sb3_policy(name):
+    """A shipped safe pair loads into a torch-only PolicyNet whose logits, raw and masked, are the
+    sb3-contrib MaskableActorCriticPolicy's on the same weights."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from mancala_envs.agents.model_files import MODELS_DIR
+    from mancala_envs.agents.policies.network import PolicyNet, build_sb3_policy, load_policy
+
+    net, config = load_policy(MODELS_DIR / f"{name}.json")
+    assert isinstance(net, PolicyNet) and not net.training
+    assert not any("stable_baselines3" in type(m).__module__ for m in net.modules())
+    sb3 = build_sb3_policy(config)
+    sb3.load_state_dict(torch.load(MODELS_DIR / f"{name}.pt", weights_only=True))
+    sb3.set_training_mode(False)
+    game = get_game(name)
+    positions = random_positions(game, 64, seed=13, max_plies=80)
+    states = np.stack([s.array for s in positions])
+    obs = torch.as_tensor(game.counts_batch(states, states[:, game.layout.to_move]).astype(np.float32))
+    masks = torch.as_tensor(game.legal_masks(states).astype(bool))
+    with torch.no_grad():
+        raw = net(obs)
+        expected_raw = sb3.action_net(sb3.mlp_extractor.forward_actor(sb3.extract_features(obs)))
+        masked = net(obs, masks)
+        expected = sb3.get_distribution(obs, action_masks=masks.numpy()).distribution.logits
+        values = net.value(obs)
+        expected_values = sb3.predict_values(obs).squeeze(1)
+    assert raw.shape == (len(positions), game.num_actions)
+    assert torch.allclose(raw, expected_raw, rtol=0, atol=1e-6)
+    assert torch.allclose(masked, expected, rtol=0, atol=1e-6)
+    assert torch.allclose(values, expected_values, rtol=0, atol=1e-6)
+    assert len(set(raw.argmax(1).tolist())) > 1  # the positions ask for different moves
+    agent = make_agent("policy")
+    assert agent.act_batch(game, states).tolist() == torch.where(masks, masked, -torch.inf).argmax(1).tolist()
+
+
 def test_damaged_policy_files_are_one_line_errors(tiny_models, tmp_path):
     import shutil
 

@@ -49,11 +49,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from mancala_envs.agents.model_files import load_pair, pair_paths, save_pair
-from torch import nn
 
 from mancala_envs.core.batch import LOOKAHEAD_FLAGS
+from mancala_envs.infra.extras import require
+
+require("torch", "agents", "the az agent's network")
+
+import torch  # noqa: E402  (after the clear message above)
+from torch import nn  # noqa: E402
 
 FORMAT, VERSION = "mancala_envs.az", 1
 

@@ -1,5 +1,10 @@
-"""The policy networks' input layers (SB3 features extractors), in a module of their own so that
-checkpoints naming them stay loadable when the training scripts change.
+"""The policy networks' input layers in plain torch (the ``[agents]`` extra), in a module of their
+own so that checkpoints naming them stay loadable when the training scripts change (the whole
+network of a safe model file is :class:`~mancala_envs.agents.policies.network.PolicyNet`).
+
+They are plain ``torch.nn.Module`` s with a ``features_dim`` attribute and SB3's
+constructor signature ``(observation_space, **kwargs)``, so sb3-contrib takes them as
+``features_extractor_class`` without this module importing SB3:
 
 - :class:`CountFeatures` (models from 0.2 on): reads the env's raw seed counts
   (``MancalaVecEnv(..., counts=True)``, ``game.counts``), so nothing is un-normalised: the counts
@@ -7,9 +12,9 @@ checkpoints naming them stay loadable when the training scripts change.
   of each hole's count (0 .. ``one_hot_max``, larger counts in the last slot; 0: none). Captures
   and relays turn on exact counts (a hole of 2-4 seeds, a sowing that reaches a given hole),
   which one-hot codes make easy to pick up.
-- :class:`SeedFeatures` (0.1 checkpoints, also importable as ``mancala_envs.training.train_ppo.SeedFeatures``,
-  the path they pickled): the same features from the normalised observation, whose counts it
-  multiplies back by ``total_seeds``.
+- :class:`SeedFeatures` (0.1 checkpoints, which pickled it as ``training.train_ppo.SeedFeatures``;
+  :func:`~mancala_envs.agents.model_files.load_zip` maps that path here): the same features from
+  the normalised observation, whose counts it multiplies back by ``total_seeds``.
 
 :data:`EXTRACTORS` names them for the JSON model configs (never an import path).
 """
@@ -18,8 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from mancala_envs.infra.extras import require
+
+require("torch", "agents", "the policy agent's network")
+
+import torch  # noqa: E402  (after the clear message above)
+from torch import nn  # noqa: E402
 
 
 def _one_hot(counts: torch.Tensor, one_hot_max: int) -> torch.Tensor:
@@ -27,17 +36,16 @@ def _one_hot(counts: torch.Tensor, one_hot_max: int) -> torch.Tensor:
     return torch.nn.functional.one_hot(c, one_hot_max + 1).flatten(1).float()
 
 
-class CountFeatures(BaseFeaturesExtractor):
+class CountFeatures(nn.Module):
     """Raw counts in: ``[counts * scale / total_seeds, flags, one-hot(hole counts)]``."""
 
     def __init__(
         self, observation_space: Any, holes: int, total_seeds: int, scale: float = 10.0, one_hot_max: int = 20
     ):
+        super().__init__()
         size = int(observation_space.shape[0])
         self.cells, self.counted = 2 * int(holes), 2 * int(holes) + 2
-        super().__init__(
-            observation_space, size + (self.cells * (int(one_hot_max) + 1) if one_hot_max > 0 else 0)
-        )
+        self.features_dim = size + (self.cells * (int(one_hot_max) + 1) if one_hot_max > 0 else 0)
         self.factor, self.one_hot_max = float(scale) / float(total_seeds), int(one_hot_max)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
@@ -48,16 +56,17 @@ class CountFeatures(BaseFeaturesExtractor):
         return torch.cat(parts, dim=1)
 
 
-class SeedFeatures(BaseFeaturesExtractor):
+class SeedFeatures(nn.Module):
     """0.1 checkpoints: the normalised observation times ``scale`` and the one-hot code of the
     counts it recovers (``observation * total_seeds``)."""
 
     def __init__(
         self, observation_space: Any, holes: int, total_seeds: int, scale: float = 10.0, one_hot_max: int = 0
     ):
+        super().__init__()
         size = int(observation_space.shape[0])
         self.cells = 2 * int(holes) if one_hot_max > 0 else 0
-        super().__init__(observation_space, size + self.cells * (int(one_hot_max) + 1))
+        self.features_dim = size + self.cells * (int(one_hot_max) + 1)
         self.total, self.scale, self.one_hot_max = float(total_seeds), float(scale), int(one_hot_max)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
@@ -69,4 +78,4 @@ class SeedFeatures(BaseFeaturesExtractor):
         )
 
 
-EXTRACTORS: dict[str, type[BaseFeaturesExtractor]] = {"counts": CountFeatures, "seed": SeedFeatures}
+EXTRACTORS: dict[str, type[nn.Module]] = {"counts": CountFeatures, "seed": SeedFeatures}

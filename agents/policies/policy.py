@@ -1,8 +1,10 @@
 """An agent that plays a trained MaskablePPO policy: ``make_agent("policy[:path=...][,sample=true]")``.
 
 Files: the safe pair ``NAME.json`` + ``NAME.pt`` that ``training/train_ppo.py`` writes
-(:mod:`mancala_envs.agents.model_files`; give either path), or, with ``trusted=true``, an sb3-contrib ``.zip``
-checkpoint (a pickle: only from a source you trust). With no path the agent plays the shipped
+(:mod:`mancala_envs.agents.model_files`; give either path), played by a torch-only network
+(:class:`~mancala_envs.agents.policies.network.PolicyNet`: the ``[agents]`` extra, no SB3), or,
+with ``trusted=true``, an sb3-contrib ``.zip`` checkpoint (a pickle: only from a source you
+trust; the ``[sb3]`` extra). With no path the agent plays the shipped
 model of the game being played, ``models/<game>.json``. ``model=`` takes a policy in memory: a
 ``MaskablePPO`` model, its ``policy``, or a callable ``f(obs, mask) -> logits`` on torch tensors.
 
@@ -22,6 +24,7 @@ from mancala_envs.agents.base import NetworkAgent, spec_name, spec_number
 from mancala_envs.agents.model_files import shipped_model
 
 from mancala_envs import Game
+from mancala_envs.infra.extras import require
 
 
 def shipped_policy(game: Game) -> Path:
@@ -70,10 +73,12 @@ class PolicyAgent(NetworkAgent):
             self._config = {"observation": observation}
 
     def _load(self, path: Path, trusted: bool) -> Any:
-        from mancala_envs.agents.model_files import load_policy, load_zip
+        from mancala_envs.agents.model_files import load_zip
 
         if path.suffix == ".zip":
             return load_zip(path, trusted).policy
+        from mancala_envs.agents.policies.network import load_policy
+
         policy, self._config = load_policy(path)
         return policy
 
@@ -82,7 +87,7 @@ class PolicyAgent(NetworkAgent):
             self.counts = self._config.get("observation") == "counts"
             return self.model
         if game.name not in self._shipped:
-            from mancala_envs.agents.model_files import load_policy
+            from mancala_envs.agents.policies.network import load_policy
 
             self._shipped[game.name] = load_policy(shipped_policy(game))
         policy, config = self._shipped[game.name]
@@ -102,8 +107,9 @@ class PolicyAgent(NetworkAgent):
         return super().act_batch(game, states)
 
     def logits(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Masked logits ``(B, n)`` (``-inf`` on illegal moves) for a batch of observations."""
-        import torch
+        """Masked logits ``(B, n)`` (``-inf`` on illegal moves) for a batch of observations: the
+        log-probabilities of the policy's masked distribution (or what a callable model gives)."""
+        torch = require("torch", "agents", "the policy agent")
 
         model = self._model_for(game)
         mask = masks.astype(bool)
@@ -114,12 +120,7 @@ class PolicyAgent(NetworkAgent):
                 space = model.observation_space
                 as_dict = isinstance(space, spaces.Dict)
                 expected = tuple((space["observation"] if as_dict else space).shape)
-                actions = getattr(model.action_space, "n", None)
-                if expected != (game.observation_size,) or actions != game.num_actions:
-                    raise ValueError(
-                        f"the policy expects observations of shape {expected} and {actions} actions; "
-                        f"{game.name} has ({game.observation_size},) and {game.num_actions}"
-                    )
+                _check_shapes(game, expected, getattr(model.action_space, "n", None))
                 obs: Any = (
                     {"observation": observations, "action_mask": masks.astype(np.int8)}
                     if as_dict
@@ -128,8 +129,19 @@ class PolicyAgent(NetworkAgent):
                 tensor, _ = model.obs_to_tensor(obs)
                 out = model.get_distribution(tensor, action_masks=mask).distribution.logits
             else:
+                if hasattr(model, "observation_size"):  # a PolicyNet, the torch-only network of a safe pair
+                    _check_shapes(game, (model.observation_size,), model.num_actions)
                 out = model(torch.as_tensor(observations), torch.as_tensor(mask))
         out = np.asarray(out.detach().cpu().numpy() if hasattr(out, "detach") else out, dtype=np.float64)
         if out.shape != mask.shape:
             raise ValueError(f"the policy gave logits of shape {out.shape}, expected {mask.shape}")
         return np.where(mask, out, -np.inf)
+
+
+def _check_shapes(game: Game, observation: tuple[int, ...], actions: int | None) -> None:
+    """``ValueError`` when a policy's observation shape or number of actions is not ``game``'s."""
+    if observation != (game.observation_size,) or actions != game.num_actions:
+        raise ValueError(
+            f"the policy expects observations of shape {observation} and {actions} actions; "
+            f"{game.name} has ({game.observation_size},) and {game.num_actions}"
+        )

@@ -2,11 +2,12 @@
 
 - :class:`~mancala_envs.envs.aec.MancalaEnv` — the PettingZoo AEC env (one class, any game);
 - :class:`~mancala_envs.envs.single.SingleAgentEnv` — a Gymnasium env against a fixed opponent;
-- :class:`~mancala_envs.envs.vector.MancalaVecEnv` — an SB3 ``VecEnv`` over the compiled kernel;
-- :class:`~mancala_envs.envs.gym_vector.MancalaVectorEnv` — the same kernel as a Gymnasium
-  ``VectorEnv``.
+- :class:`~mancala_envs.envs.vector_driver.VectorDriver` — the framework-free driver of many games
+  over the compiled kernel, with two thin faces:
+  :class:`~mancala_envs.envs.gym_vector.MancalaVectorEnv` (a Gymnasium ``VectorEnv``) and
+  :class:`~mancala_envs.envs.vector.MancalaVecEnv` (an SB3 ``VecEnv``: the ``[sb3]`` extra).
 
-Imported on first use (the vector envs pull in Stable-Baselines3).
+Imported on first use (``MancalaVecEnv`` pulls in Stable-Baselines3).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """The compiled vector env as a Gymnasium ``VectorEnv`` (for CleanRL-style training loops):
 ``gymnasium.make_vec("mancala_envs/SongoEwondo-v0", num_envs=512, opponent="greedy")``.
 
-It drives the same kernel as :class:`~mancala_envs.envs.vector.MancalaVecEnv` (it holds one) and
+It is the Gymnasium face of the framework-free :class:`~mancala_envs.envs.vector_driver.VectorDriver`
+(no Stable-Baselines3 needed; the SB3 face of the same driver is
+:class:`~mancala_envs.envs.vector.MancalaVecEnv`, whose games it plays move for move) and
 follows Gymnasium's conventions: ``reset(seed=...)`` returns ``(obs, infos)``, ``step`` returns
 ``(obs, rewards, terminations, truncations, infos)`` with arrays of ``num_envs``; autoreset in
 the same step (``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``): a finished game
@@ -23,7 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from mancala_envs.envs import vector_kernel as VK
-from mancala_envs.envs.vector import MancalaVecEnv
+from mancala_envs.envs.vector_driver import VectorDriver
 from mancala_envs.game import Game
 
 
@@ -50,7 +52,7 @@ class MancalaVectorEnv(VectorEnv):
                 f"MancalaVectorEnv has flat observations only (the masks are in infos['action_mask']), "
                 f"got obs_format={obs_format!r}"
             )
-        self._env = MancalaVecEnv(
+        self._driver = VectorDriver(
             game,
             num_envs,
             opponent=opponent,
@@ -59,11 +61,13 @@ class MancalaVectorEnv(VectorEnv):
             openings=openings,
             illegal_action=illegal_action,
             num_threads=num_threads,
+            name=type(self).__name__,
+            env=type(self),
             **game_params,
         )
-        self.num_envs = self._env.num_envs
-        self.single_observation_space = self._env.observation_space
-        self.single_action_space = self._env.action_space
+        self.num_envs = self._driver.num_envs
+        self.single_observation_space = self._driver.flat_space
+        self.single_action_space = self._driver.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.single_action_space.n))
         self.metadata = dict(type(self).metadata)
@@ -72,46 +76,58 @@ class MancalaVectorEnv(VectorEnv):
 
     @property
     def game(self) -> Game:
-        return self._env.game
+        return self._driver.game
+
+    @property
+    def driver(self) -> VectorDriver:
+        """The framework-free driver this env is a face of."""
+        return self._driver
 
     def _infos(self) -> dict[str, Any]:
         on = np.ones(self.num_envs, dtype=bool)
         return {
-            "action_mask": self._env.action_masks(),
+            "action_mask": self._driver.action_masks(),
             "_action_mask": on,
-            "seat": self._env.seats,
+            "seat": self._driver.seats,
             "_seat": on,
         }
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """New games for every env (``seed`` reseeds first; ``options={"states": [...]}``: start
         env ``i`` from ``states[i]``, optionally with ``"seats": [...]`` for the learners, as
         ``MancalaVecEnv.reset_to``; the opponent replies first where it is to move)."""
         if isinstance(seed, list):
             raise ValueError("MancalaVectorEnv takes one seed for all its games (an int), not a list")
         if seed is not None:
-            self._env.seed(seed)
+            self._driver.seed(seed)
         unknown = sorted(set(options or ()) - {"states", "seats"})
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown}; accepted: 'states', 'seats'")
         if options and options.get("states") is not None:
-            obs = self._env.reset_to(options["states"], options.get("seats"))
+            self._driver.reset_to(options["states"], options.get("seats"))
         elif options and options.get("seats") is not None:
             raise ValueError("reset option 'seats' needs 'states'")
         else:
-            obs = self._env.reset()
-        return obs, self._infos()
+            self._driver.reset()
+        return self._driver.observations(), self._infos()
 
-    def step(self, actions: np.ndarray):
-        obs, rewards, dones, end_infos = self._env.step(np.asarray(actions))
-        ends = self._env._ends
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        d = self._driver
+        d.set_actions(actions)
+        done_rows = d.advance(stacklevel=2)  # the warning points at the caller of step()
+        obs, rewards, dones = d.observations(), d.rewards(), d.dones()
+        ends = d.ends
         truncated = dones & ends[:, VK.END_TRUNCATED].astype(bool)
         terminated = dones & ~truncated
         infos = self._infos()
-        if dones.any():
+        if done_rows.size:
             final_obs = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(dones):
-                final_obs[i] = end_infos[i]["terminal_observation"]
+            for i, row in zip(done_rows, d.terminal_observations(done_rows), strict=True):
+                final_obs[i] = row
             winner = np.where(truncated, VK.NO_WINNER_CODE, ends[:, VK.END_WINNER])
             final = {
                 "winner": winner,
@@ -128,7 +144,9 @@ class MancalaVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """int8 legal masks of the learners, ``(num_envs, n)``."""
-        return self._env.action_masks()
+        return self._driver.action_masks()
 
     def close_extras(self, **kwargs: Any) -> None:
-        self._env.close()
+        driver = self.__dict__.get("_driver")  # absent when __init__ refused its arguments
+        if driver is not None:
+            driver.close()

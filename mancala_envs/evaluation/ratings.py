@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.evaluation.arena import GameRecord, as_record
+from mancala_envs.infra.extras import require
 
 ELO = 400.0 / math.log(10.0)  # natural-log strength -> Elo points
 FEW_GAMES = 20  # fewer games than this between two agents: the report warns
@@ -201,7 +202,7 @@ class Ratings:
 
     def plot(self, path: str | os.PathLike, title: str = "") -> None:
         """A PNG of the ratings with their 95% intervals as error bars (Agg backend)."""
-        import matplotlib
+        matplotlib = require("matplotlib", "train", "the ratings plot")
 
         matplotlib.use("Agg")
         from matplotlib.figure import Figure
