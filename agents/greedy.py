@@ -6,10 +6,10 @@ env and the training pool (:func:`greedy_actions`), and played by the statistics
 from __future__ import annotations
 
 import numpy as np
-from mancala_envs.agents.base import Agent, require_running
 from numba import njit
 
 from mancala_envs import Game, State
+from mancala_envs.agents.base import Agent, require_running
 from mancala_envs.core import layout
 from mancala_envs.core.engine import new_work, play
 from mancala_envs.core.fast import kernel, random_below

@@ -5,8 +5,12 @@ network — never a pickle, so a file from anywhere cannot run code.
 Config keys: ``format`` (``"mancala_envs.policy"``), ``version``, ``algorithm``
 (``"MaskablePPO"``), ``game`` and ``params``, ``observation`` (``"counts"`` or ``"fractions"``),
 ``observation_size``, ``num_actions``, ``net_arch``, ``features`` (``{"name": ..., "kwargs": ...}``,
-a name of :data:`mancala_envs.agents.policies.features.EXTRACTORS`) and, for the reader, ``trained`` (steps,
-command, revision). :mod:`mancala_envs.agents.policies.network` builds and loads the policy of a pair.
+a name of :data:`mancala_envs.agents.policies.features.EXTRACTORS`), ``sha256`` (the SHA-256 of the
+``.pt`` file's bytes, checked before the weights are read) and, for the reader, ``trained`` (steps,
+command, revision). :mod:`mancala_envs.agents.policies.network` builds, validates
+(:func:`~mancala_envs.agents.policies.network.validate_policy_config`) and loads the policy of a
+pair. A pair without ``sha256`` (written before 0.5) loads with an
+:class:`~mancala_envs.infra.config_files.UncheckedFileWarning`.
 
 sb3-contrib's own ``.zip`` checkpoints are pickles: :func:`load_zip` opens one only when the
 caller says it trusts the file (``policy:path=MODEL.zip,trusted=true``);
@@ -17,16 +21,24 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import json
 import os
 import sys
 import types
+import warnings
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mancala_envs.infra.config_files import read_config
+from mancala_envs.infra.config_files import (
+    UncheckedFileWarning,
+    is_sha256,
+    need_int,
+    read_config,
+    sha256_hex,
+)
 from mancala_envs.infra.extras import require
 from mancala_envs.infra.files import atomic_write
 
@@ -56,18 +68,19 @@ def pair_paths(path: str | os.PathLike) -> tuple[Path, Path]:
 def save_pair(
     module: Any, path: str | os.PathLike, fmt: str, version: int, config: dict[str, Any]
 ) -> tuple[Path, Path]:
-    """Write a torch module's weights and ``config`` (stamped with ``format`` ``fmt`` and
-    ``version``) as a safe pair, each file atomically; the weights first, so a config never names
-    missing weights. Returns ``(NAME.json, NAME.pt)``."""
-    import io
-
+    """Write a torch module's weights and ``config`` (stamped with ``format`` ``fmt``, ``version``
+    and the ``sha256`` of the weights file) as a safe pair, each file atomically; the weights
+    first, so a config never names missing weights. Returns ``(NAME.json, NAME.pt)``."""
     import torch
 
     json_path, pt_path = pair_paths(path)
     buf = io.BytesIO()
     torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buf)
-    atomic_write(pt_path, buf.getvalue())
-    atomic_write(json_path, json.dumps({"format": fmt, "version": version, **config}, indent=2) + "\n")
+    data = buf.getvalue()
+    atomic_write(pt_path, data)
+    rest = {k: v for k, v in config.items() if k not in ("format", "version", "sha256")}
+    stamped = {"format": fmt, "version": version, **rest, "sha256": sha256_hex(data)}
+    atomic_write(json_path, json.dumps(stamped, indent=2) + "\n")
     return json_path, pt_path
 
 
@@ -77,11 +90,21 @@ def save_policy(policy: Any, path: str | os.PathLike, config: dict[str, Any]) ->
 
 
 def load_pair(
-    json_path: Path, pt_path: Path, kind: str, fmt: str, version: int, build: Any
+    json_path: Path,
+    pt_path: Path,
+    kind: str,
+    fmt: str,
+    version: int,
+    build: Any,
+    validate: Any = None,
 ) -> tuple[Any, dict[str, Any]]:
     """The torch module and config of a safe weights + JSON pair (this project's policies and az
-    networks): both files present, the JSON config of format ``fmt`` and ``version``, the module
-    ``build(config)``, its weights loaded with ``weights_only=True``; ``ValueError`` naming the
+    networks): both files present, the JSON config of format ``fmt`` and ``version`` and accepted
+    by ``validate(config)`` (every field, by name), the weights file's SHA-256 equal to the
+    config's ``sha256`` (no ``sha256``: an :class:`UncheckedFileWarning`, and the pair loads), the
+    file at least as large as the weights of the network the config describes (measured on torch's
+    ``meta`` device, so a config that asks for a huge network allocates nothing), the module
+    ``build(config)``, its weights loaded with ``weights_only=True``. ``ValueError`` naming the
     file for anything missing, damaged or of another format. ``kind`` names the file in messages.
     Without torch, :class:`~mancala_envs.infra.extras.MissingExtraError` names the ``[agents]`` extra."""
     torch = require("torch", "agents", f"loading a {kind} ({json_path.name})")
@@ -90,14 +113,79 @@ def load_pair(
         raise ValueError(f"{kind} file {pt_path} does not exist")
     config = read_config(json_path, fmt, version, f"{kind} config")
     try:
-        module = build(config)
+        if validate is not None:
+            validate(config)
+        with torch.device("meta"):  # shapes only: nothing is allocated
+            need = sum(t.numel() * t.element_size() for t in build(config).state_dict().values())
     except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{json_path}: bad {kind} config ({type(e).__name__}: {e})") from None
+        raise ValueError(f"{json_path}: bad {kind} config: {e}") from None
+    data = pt_path.read_bytes()
+    digest = config.get("sha256")
+    if digest is None:
+        warnings.warn(
+            f"{json_path} records no sha256 checksum of {pt_path.name} (written before checksums): "
+            "loaded unchecked; save the model again to add one",
+            UncheckedFileWarning,
+            stacklevel=3,
+        )
+    elif sha256_hex(data) != digest:
+        raise ValueError(
+            f"{pt_path}: not the weights of this {kind}: its SHA-256 checksum differs from the one "
+            f"{json_path.name} records (a damaged or replaced file)"
+        )
+    if len(data) < need:
+        raise ValueError(
+            f"{pt_path}: not the weights of this {kind}: {len(data)} bytes, the network of "
+            f"{json_path.name} has {need} bytes of weights"
+        )
     try:
-        module.load_state_dict(torch.load(pt_path, map_location="cpu", weights_only=True))
+        module = build(config)
+        module.load_state_dict(torch.load(io.BytesIO(data), map_location="cpu", weights_only=True))
     except Exception as e:  # torch raises many kinds for a damaged or foreign file
         raise ValueError(f"{pt_path}: not the weights of this {kind} ({type(e).__name__}: {e})") from None
     return module, config
+
+
+def check_sha256(config: dict[str, Any]) -> None:
+    """``ValueError`` naming ``sha256`` unless it is absent or a SHA-256 hex digest."""
+    if "sha256" in config and not is_sha256(config["sha256"]):
+        raise ValueError(f"sha256 must be 64 lowercase hex digits, got {config['sha256']!r}")
+
+
+def config_game(config: dict[str, Any]) -> Any:
+    """The game a model config names (``game`` and ``params``, every parameter the game has, as
+    integers: a missing ``holes_per_row`` is refused, never read as the default); ``ValueError``
+    naming the field otherwise."""
+    from mancala_envs.game import get_game
+
+    name, params = config.get("game"), config.get("params")
+    if not isinstance(name, str):
+        raise ValueError(f"game must be a game name, got {name!r}")
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be an object, got {params!r}")
+    for key, value in params.items():
+        need_int(value, f"params.{key}")
+    try:
+        game = get_game(name, **params)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"game/params name no known game ({e})") from None
+    if sorted(params) != sorted(game.params):
+        raise ValueError(f"params must list {sorted(game.params)}, got {sorted(params)}")
+    return game
+
+
+def check_model_game(model_game: Any, game: Any, kind: str) -> None:
+    """``ValueError`` unless a model of ``model_game`` can play ``game``: the same game and the
+    same parameters but ``max_plies`` (the holes a row of En Dodoi)."""
+
+    def key(g: Any) -> tuple:
+        return g.name, sorted((k, v) for k, v in g.params.items() if k != "max_plies")
+
+    if key(model_game) != key(game):
+        raise ValueError(
+            f"the {kind} model is for {model_game.name} with {model_game.holes_per_row} holes a row, "
+            f"not {game.name} with {game.holes_per_row}"
+        )
 
 
 # Module paths that older checkpoints pickled, and the modules that hold those classes now.

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.base import Agent, RandomAgent, require_running
 from mancala_envs.agents.greedy import GreedyAgent
@@ -18,7 +19,6 @@ from mancala_envs.agents.minimax.agent import MinimaxAgent
 from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.agents.policies.policy import PolicyAgent
 from mancala_envs.agents.policies.rllib import RLlibAgent
-
 from mancala_envs.game import check_seed
 
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+
+from mancala_envs import GAMES, get_game
 from mancala_envs.agents.alphazero.agent import shipped_az_model
 from mancala_envs.agents.alphazero.network import load_network, lookahead_plies, torch_evaluator
 from mancala_envs.agents.alphazero.search import GumbelSearch
-
-from mancala_envs import GAMES, get_game
 from mancala_envs.evaluation.arena import play_match
 from mancala_envs.evaluation.arena.records import replay
 

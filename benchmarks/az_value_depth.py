@@ -20,12 +20,12 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+
+from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.agents.alphazero.agent import shipped_az_model
 from mancala_envs.agents.alphazero.network import AZNet, load_network
 from mancala_envs.agents.alphazero.value_minimax import move_values, network_value
 from mancala_envs.agents.base import Agent
-
-from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.evaluation.arena import play_match
 
 

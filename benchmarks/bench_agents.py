@@ -17,10 +17,10 @@ import argparse
 import time
 
 import numpy as np
-from mancala_envs.agents.mcts.agent import MCTSAgent
-from mancala_envs.agents.minimax.agent import MinimaxAgent
 
 import mancala_envs
+from mancala_envs.agents.mcts.agent import MCTSAgent
+from mancala_envs.agents.minimax.agent import MinimaxAgent
 
 
 def reached_positions(count: int, rng: np.random.Generator, start, is_over, legal, child) -> list:

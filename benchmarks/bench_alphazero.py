@@ -30,11 +30,11 @@ import time
 
 import numpy as np
 import torch
+
+import mancala_envs
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.network import build_network, input_plies, network_config, torch_evaluator
 from mancala_envs.agents.alphazero.search import GumbelSearch
-
-import mancala_envs
 
 
 def timed_evaluator(net):

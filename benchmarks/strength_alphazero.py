@@ -20,10 +20,9 @@ import argparse
 import json
 import time
 
+from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import make_agent, parse_spec
-
-from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.infra.files import atomic_write
 
 

@@ -66,9 +66,15 @@ if ProjectCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, ProjectCacheLocator)
 
 
+_warm = False  # once the marker was seen, for the rest of the process
+
+
 def cache_is_warm() -> bool:
     """Has a process of this checkout finished compiling the current kernels (see :func:`mark_warm`)?"""
-    return (_PACKAGE_DIR / "__pycache__" / f".kernels-{_DIGEST[:16]}").exists()
+    global _warm
+    if not _warm:
+        _warm = (_PACKAGE_DIR / "__pycache__" / f".kernels-{_DIGEST[:16]}").exists()
+    return _warm
 
 
 def mark_warm() -> None:

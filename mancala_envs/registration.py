@@ -1,8 +1,9 @@
 """Registration of the environments on import of :mod:`mancala_envs`.
 
-PettingZoo (>= 1.27) AEC registry::
+PettingZoo (>= 1.27) AEC and Parallel registries, one id per game::
 
     pettingzoo.make("aec", "mancala/songo_ewondo-v0")          # also sadeqa_ii, en_dodoi
+    pettingzoo.make("parallel", "mancala/en_dodoi-v0", waiting_noop=True)
 
 Gymnasium (single-agent, :class:`~mancala_envs.envs.single.SingleAgentEnv`; keyword arguments pass
 through; ``make_vec`` builds the compiled :class:`~mancala_envs.envs.gym_vector.MancalaVectorEnv`)::
@@ -23,8 +24,18 @@ import gymnasium
 
 from mancala_envs.rulesets import GameInfo, GameTable, add_game, registered_games, remove_game
 
-# PettingZoo id -> entry point, and Gymnasium id -> game name, of every registered game
+GENERIC_PARALLEL_ENTRY_POINT = "mancala_envs.envs.parallel:parallel_env"  # a game without a module
+
+
+def parallel_entry_point(info: GameInfo) -> str:
+    """The Parallel API entry point of a game: its module's ``parallel_env``, else the generic one
+    (called with the game's :attr:`~mancala_envs.rulesets.GameInfo.env_kwargs`)."""
+    return f"{info.env_module}:parallel_env" if info.env_module else GENERIC_PARALLEL_ENTRY_POINT
+
+
+# PettingZoo id -> entry point (AEC, Parallel), and Gymnasium id -> game name, of every registered game
 ENV_IDS: GameTable[str, str] = GameTable(lambda info: (info.env_id, info.env_entry_point))
+PARALLEL_IDS: GameTable[str, str] = GameTable(lambda info: (info.env_id, parallel_entry_point(info)))
 GYM_IDS: GameTable[str, str] = GameTable(lambda info: (info.gym_id, info.name))
 
 
@@ -40,19 +51,21 @@ def _register_gym(info: GameInfo) -> None:
 
 
 def register_envs() -> bool:
-    """Register the AEC envs of every registered game with PettingZoo's registry and the
-    single-agent and vector envs with Gymnasium's; ids already present are left alone. Returns
-    False when the installed PettingZoo has no registry (before 1.27; the Gymnasium ids are
-    registered all the same)."""
+    """Register the AEC and Parallel envs of every registered game with PettingZoo's registries
+    and the single-agent and vector envs with Gymnasium's; ids already present are left alone.
+    Returns False when the installed PettingZoo has no registry (before 1.27; the Gymnasium ids
+    are registered all the same)."""
     for info in registered_games():
         _register_gym(info)
     try:
-        from pettingzoo import aec_registry, register
+        from pettingzoo import aec_registry, parallel_registry, register
     except ImportError:
         return False
     for info in registered_games():
         if info.env_id not in aec_registry:
             register("aec", info.env_id, entry_point=info.env_entry_point, kwargs=info.env_kwargs)
+        if info.env_id not in parallel_registry:
+            register("parallel", info.env_id, entry_point=parallel_entry_point(info), kwargs=info.env_kwargs)
     return True
 
 
@@ -72,8 +85,9 @@ def unregister_game(name: str) -> GameInfo:
     info = remove_game(name)
     gymnasium.registry.pop(info.gym_id, None)
     try:
-        from pettingzoo import aec_registry
+        from pettingzoo import aec_registry, parallel_registry
     except ImportError:
         return info
     aec_registry.pop(info.env_id, None)
+    parallel_registry.pop(info.env_id, None)
     return info

@@ -21,12 +21,14 @@ Observation ``Dict``:
   the other agent and once the game is over.
 
 Rewards only at the end: +1 winner, -1 loser, 0 both on a draw or truncation.
-``infos[agent] = {"captured": (own, opponent)}``, plus ``"winner"`` at the end.
+``infos[agent]``: ``seat``, ``captured`` (own, opponent), ``ply``, ``winner`` (0/1, -1 draw, -2
+none yet) and ``illegal_action``, numbers from ``reset`` on (:mod:`mancala_envs.envs.common`).
 
 Arguments: those of :class:`~mancala_envs.envs.aec.MancalaEnv` (``max_plies``,
 ``first_player``, ``render_mode``, ``illegal_action``, ...); checks, errors and ``state()`` are
 described in :mod:`mancala_envs.envs.aec`. Registered as
-``pettingzoo.make("aec", "mancala/songo_ewondo-v0")``.
+``pettingzoo.make("aec", "mancala/songo_ewondo-v0")`` and ``pettingzoo.make("parallel",
+"mancala/songo_ewondo-v0")`` (``waiting_noop=True``: :mod:`mancala_envs.envs.parallel`).
 
 Version history: v0 — first release.
 """

@@ -17,6 +17,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import mancala_envs
 from mancala_envs import IllegalMoveError, get_game
+from mancala_envs.core.layout import NO_WINNER
 from mancala_envs.envs.aec import MancalaEnv
 from mancala_envs.registration import register_envs
 
@@ -151,7 +152,13 @@ def test_random_games_follow_the_core(config):
                 else:
                     assert not obs["action_mask"].any()
                 own, opp = (int(c) for c in (core.captured[i], core.captured[1 - i]))
-                assert env.infos[agent] == {"captured": (own, opp)}
+                assert env.infos[agent] == {
+                    "seat": i,
+                    "captured": (own, opp),
+                    "ply": core.ply,
+                    "winner": NO_WINNER,
+                    "illegal_action": False,
+                }
             assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
             action = random_action(env, rng)
             env.step(action)
@@ -163,7 +170,7 @@ def test_random_games_follow_the_core(config):
         if core.winner in (0, 1):
             expected = {a: 1.0 if i == core.winner else -1.0 for i, a in enumerate(AGENTS)}
         assert env.rewards == expected and sum(env.rewards.values()) == 0
-        winner = None if core.winner not in (0, 1) else AGENTS[core.winner]
+        winner = core.winner  # a seat or DRAW: a number in the infos, not an agent name
         for i, agent in enumerate(AGENTS):
             assert not env.observe(agent)["action_mask"].any()
             assert env.infos[agent]["winner"] == winner
@@ -219,7 +226,7 @@ def test_truncation_at_max_plies(config):
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
     assert env.game_state.truncated and env.game_state.ply == 5
-    assert all(info["winner"] is None for info in env.infos.values())
+    assert all(info["winner"] == NO_WINNER for info in env.infos.values())
     for agent in AGENTS:
         assert not env.observe(agent)["action_mask"].any()
     with pytest.raises(ValueError, match="None"):
@@ -256,7 +263,8 @@ def test_illegal_action_terminates_by_default(config):
         env.step(bad)
     assert env.rewards == {offender: -1.0, other: 0.0}
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.infos[offender]["illegal_action"] == bad and env.infos[other]["winner"] is None
+    assert env.infos[offender]["illegal_action"] is True and env.infos[other]["illegal_action"] is False
+    assert env.infos[offender]["winner"] == env.infos[other]["winner"] == NO_WINNER  # a forfeit
     position = slice(0, 2 * env.game.holes_per_row + 2)  # board and captured are untouched
     np.testing.assert_array_equal(env.state()[position], before[position])
     assert env.game_state.done and env.game_state.winner is None
@@ -338,7 +346,7 @@ def test_calls_before_reset_raise_clear_errors():
     ("name", "kwargs", "message"),
     [
         ("songo_ewondo_v0", {"holes_per_row": 8}, "holes_per_row"),
-        ("sadeqa_ii_v0", {"seed": 1}, "unknown argument"),
+        ("sadeqa_ii_v0", {"seed": 1}, "unexpected keyword argument 'seed'"),
         ("songo_ewondo_v0", {"max_plies": 0}, "max_plies"),
         ("songo_ewondo_v0", {"max_plies": 2.5}, "max_plies"),
         ("en_dodoi_v0", {"holes_per_row": 11}, "holes_per_row"),

@@ -8,9 +8,11 @@ import json
 import time
 from pathlib import Path
 
-import mancala_envs.agents.model_files as model_files
 import numpy as np
 import pytest
+
+import mancala_envs.agents.model_files as model_files
+from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.agents import (
     GreedyAgent,
     HumanAgent,
@@ -21,8 +23,6 @@ from mancala_envs.agents import (
     make_agent,
 )
 from mancala_envs.agents.greedy import immediate_gain
-
-from mancala_envs import GAMES, Game, State, get_game
 
 SPECS = ["random", "greedy", "minimax:depth=3", "mcts:sims=200"]
 
@@ -313,10 +313,10 @@ def tiny_models(tmp_path_factory):
     """Tiny MaskablePPO checkpoints on Sadeqa II (flat and dict observations, sb3 .zip pickles)
     and the flat one exported to the safe pair (policy.json + policy.pt)."""
     pytest.importorskip("sb3_contrib")
-    from mancala_envs.agents.model_files import export_zip
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import Logger
 
+    from mancala_envs.agents.model_files import export_zip
     from mancala_envs.envs.single import SingleAgentEnv
 
     out = {}

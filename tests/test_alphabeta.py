@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
-from mancala_envs.agents.minimax.alphabeta import MAX_EXTENSION, WIN
 
 from mancala_envs import Game, get_game
+from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
+from mancala_envs.agents.minimax.alphabeta import MAX_EXTENSION, WIN
 
 GAMES = ["songo_ewondo", "sadeqa_ii", "en_dodoi"]
 

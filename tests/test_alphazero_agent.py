@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pytest
 import torch
+
+from mancala_envs import get_game
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.network import (
     build_network,
@@ -17,8 +19,6 @@ from mancala_envs.agents.alphazero.network import (
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch
 from mancala_envs.agents.registry import make_agent
-
-from mancala_envs import get_game
 from mancala_envs.evaluation.arena import play_match
 from tests.golden_search import random_position
 
@@ -136,7 +136,8 @@ def test_damaged_or_foreign_files_raise_value_errors(model, game, tmp_path):
 
 def test_search_setting_of_the_model_is_read_and_checked(model, game, tmp_path):
     """``search.settle_decided`` in the model's config: absent means True; false builds a search
-    that sends decided positions to the network; anything but a boolean is refused by name."""
+    that sends decided positions to the network; anything but a boolean is refused by name (when
+    the file is loaded)."""
     path, _ = model
     s = next(s for s in states(game) if game.legal_mask(s).sum() > 1)
     agent = make_agent(f"az:path={path},sims=4")
@@ -148,11 +149,11 @@ def test_search_setting_of_the_model_is_read_and_checked(model, game, tmp_path):
         copy = tmp_path / f"m{expect is None}.json"
         copy.write_text(json.dumps(config))
         copy.with_suffix(".pt").write_bytes(path.with_suffix(".pt").read_bytes())
-        agent = make_agent(f"az:path={copy},sims=4")
-        if expect is None:
+        if expect is None:  # refused when the file is loaded (every field is checked on load)
             with pytest.raises(ValueError, match="settle_decided must be true or false"):
-                agent.act(game, s)
+                make_agent(f"az:path={copy},sims=4").act(game, s)
         else:
+            agent = make_agent(f"az:path={copy},sims=4")
             agent.act(game, s)
             assert [x.settle_decided for x in agent._searches.values()] == expect
 

@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 import pytest
-from mancala_envs.agents.alphazero.search import GumbelSearch
-from mancala_envs.agents.alphazero.select import halving_sequence
 
 from mancala_envs import get_game
+from mancala_envs.agents.alphazero.search import GumbelSearch
+from mancala_envs.agents.alphazero.select import halving_sequence
 from mancala_envs.core.engine import decided_winner
 from tests.golden_search import (
     CONFIGS,

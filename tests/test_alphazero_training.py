@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 import torch
 from conftest import interrupt_training
+
+from mancala_envs import get_game
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.network import build_network, load_network
 from mancala_envs.agents.registry import make_agent
-from mancala_envs.training.train_alphazero import main as train_main
-
-from mancala_envs import get_game
 from mancala_envs.evaluation.arena import play_match
+from mancala_envs.training.train_alphazero import main as train_main
 
 TINY = [
     "--game", "en_dodoi", "--holes-per-row", "6", "--games", "32", "--sims", "8", "--hidden", "32", "32",
@@ -259,9 +259,8 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
     seeds; ``--no-settle-decided`` plays it on, and the model tells ``az`` to search that way."""
     from types import SimpleNamespace
 
-    from mancala_envs.training.train_alphazero import Replay, SelfPlay
-
     from mancala_envs.core.engine import decided_winner
+    from mancala_envs.training.train_alphazero import Replay, SelfPlay
 
     game = get_game("songo_ewondo")
     rng = np.random.default_rng(5)
@@ -301,9 +300,8 @@ def test_tablebase_value_targets_are_the_exact_values_of_covered_positions(tmp_p
     the run records it in its model."""
     from types import SimpleNamespace
 
-    from mancala_envs.training.train_alphazero import Replay, SelfPlay
-
     from mancala_envs import tablebase
+    from mancala_envs.training.train_alphazero import Replay, SelfPlay
 
     game = get_game("en_dodoi", holes_per_row=6)
     table = tablebase.build(game, 8, tmp_path / "table")

@@ -4,9 +4,9 @@ defined by the issue (immediate wins, then the largest gain in the game's own te
 import numpy as np
 import pytest
 from conftest import GAME_CONFIGS, GAME_IDS
-from mancala_envs.agents.greedy import greedy_action
 
 from mancala_envs import get_game
+from mancala_envs.agents.greedy import greedy_action
 from mancala_envs.core.engine import new_work
 from mancala_envs.evaluation.statistics import play_games
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mancala_envs.agents.base import RandomAgent
 
 from mancala_envs import GAMES, IllegalMoveError, get_game
+from mancala_envs.agents.base import RandomAgent
 from mancala_envs.evaluation.arena import (
     GameRecord,
     load_records,

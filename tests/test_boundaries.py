@@ -13,8 +13,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from mancala_envs.training.train_ppo import main as train_main
-from mancala_envs.training.train_ppo import resolve_args
 
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.main import main as cli_main
@@ -22,6 +20,8 @@ from mancala_envs.cli.tablebase import main as tablebase_main
 from mancala_envs.evaluation.arena import GameRecord
 from mancala_envs.evaluation.evaluate import agent_spec
 from mancala_envs.tablebase import builder, store
+from mancala_envs.training.train_ppo import main as train_main
+from mancala_envs.training.train_ppo import resolve_args
 
 # ---------------------------------------------------------------------------- mancala train (PPO)
 
@@ -271,6 +271,7 @@ def test_evaluate_keeps_agent_specs_that_name_a_file():
 
 def test_network_agents_answer_an_empty_batch_and_lookahead_refuses_a_bool_ply():
     import numpy as np
+
     from mancala_envs.agents import make_agent
 
     game = get_game("songo_ewondo")

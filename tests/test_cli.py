@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from mancala_envs.agents.base import RandomAgent
 
 from mancala_envs import get_game
+from mancala_envs.agents.base import RandomAgent
 from mancala_envs.cli.main import board_text, main
 from mancala_envs.evaluation.arena import load_records, play_game, replay
 
@@ -236,11 +236,10 @@ def test_compile_note_only_when_the_cache_is_cold(monkeypatch, capsys):
 
 
 def test_every_training_and_evaluation_option_has_help():
+    from mancala_envs.evaluation.evaluate import build_parser as evaluate_parser
     from mancala_envs.training.args import build_parser
     from mancala_envs.training.train_ppo import Args
     from mancala_envs.training.train_rllib import build_parser as rllib_parser
-
-    from mancala_envs.evaluation.evaluate import build_parser as evaluate_parser
 
     for parser in (rllib_parser(), evaluate_parser(), build_parser(Args, "mancala train", "")):
         missing = [a.dest for a in parser._actions if a.help in (None, "") and a.dest != "help"]

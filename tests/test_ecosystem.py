@@ -53,7 +53,8 @@ def test_gymnasium_make_passes_game_parameters():
     env = gymnasium.make("mancala_envs/EnDodoi-v0", holes_per_row=10)
     assert env.unwrapped.game.holes_per_row == 10 and env.action_space.n == 10
     # a keyword that is neither the env's nor the game's: both lists in the message
-    with pytest.raises(ValueError, match=r"foo for SingleAgentEnv: its arguments are opponent, .*max_plies"):
+    match = r"unexpected keyword argument 'foo'; its arguments are opponent, .*max_plies"
+    with pytest.raises(TypeError, match=match):  # also a ValueError, as before
         gymnasium.make("mancala_envs/SongoEwondo-v0", foo=1)
 
 

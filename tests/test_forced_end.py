@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from mancala_envs import get_game
 from mancala_envs.agents.alphazero.agent import DEFAULT_DISCOUNT, DEFAULT_FINISH
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.registry import make_agent
-
-from mancala_envs import get_game
 from mancala_envs.core.engine import decided_winner
 
 GAMES = [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})]

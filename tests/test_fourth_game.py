@@ -13,11 +13,11 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
-from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
 from pettingzoo.test import api_test
 from tablebase_reference import Reference, all_keys
 
 from mancala_envs import GAMES, GameInfo, Ruleset, get_game, register_game, tablebase, unregister_game
+from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
 from mancala_envs.envs.aec import MancalaEnv
 from mancala_envs.evaluation.arena import play_game, play_match
 from mancala_envs.evaluation.arena.records import replay

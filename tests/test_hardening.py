@@ -132,8 +132,9 @@ def test_8_vector_env_takes_exactly_num_envs_actions():
 
 def test_9_rllib_env_copies_get_their_own_seeds():
     pytest.importorskip("ray")
-    from mancala_envs.training.train_rllib import RLlibMancalaEnv
     from ray.rllib.env.env_context import EnvContext
+
+    from mancala_envs.training.train_rllib import RLlibMancalaEnv
 
     config = {"game": "sadeqa_ii", "opponents": {"random": 1.0}, "seed": 3}
     draws = set()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+
+from mancala_envs import get_game
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.network import (
     AZNet,
@@ -18,8 +20,6 @@ from mancala_envs.agents.alphazero.network import (
     uses_lookahead,
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
-
-from mancala_envs import get_game
 from tests.golden_search import CONFIGS, gumbel_noise, positions, random_position, stub_evaluator
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mancala_envs.agents.base import Agent
-from mancala_envs.agents.perfect import PerfectAgent
 
 from mancala_envs import get_game, tablebase
+from mancala_envs.agents.base import Agent
+from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.cli.main import main as mancala
 from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
 from mancala_envs.evaluation.suites import make_suite

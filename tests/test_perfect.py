@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mancala_envs.agents.perfect import PerfectAgent
-from mancala_envs.agents.registry import make_agent
 
 from mancala_envs import get_game, tablebase
+from mancala_envs.agents.perfect import PerfectAgent
+from mancala_envs.agents.registry import make_agent
 from mancala_envs.evaluation.arena import play_game
 from mancala_envs.tablebase.index import board_unrank
 

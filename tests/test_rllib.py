@@ -11,12 +11,11 @@ import pytest
 ray = pytest.importorskip("ray", reason="needs the rllib extra: pip install -e '.[rllib]'")
 pytest.importorskip("ray.rllib")
 
+from mancala_envs import get_game  # noqa: E402
 from mancala_envs.agents import make_agent  # noqa: E402
 from mancala_envs.agents.policies.rllib import load_module  # noqa: E402
-from mancala_envs.training.train_rllib import RLlibMancalaEnv, main  # noqa: E402
-
-from mancala_envs import get_game  # noqa: E402
 from mancala_envs.evaluation.arena import play_match, replay  # noqa: E402
+from mancala_envs.training.train_rllib import RLlibMancalaEnv, main  # noqa: E402
 
 pytestmark = [
     pytest.mark.rllib,

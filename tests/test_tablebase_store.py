@@ -177,3 +177,63 @@ def test_default_location(tmp_path, monkeypatch):
     monkeypatch.setenv("MANCALA_TABLEBASE_DIR", str(tmp_path / "tables"))
     assert tablebase.default_path(game) == tmp_path / "tables" / "en_dodoi_7"
     assert tablebase.table_name(get_game("songo_ewondo")) == "songo_ewondo"
+
+
+def test_malformed_headers_are_refused_by_field_before_any_allocation(sadeqa, tmp_path):
+    """Every field of ``header.json`` is checked (:mod:`mancala_envs.tablebase.header`) before a size
+    is computed from it: a huge ``max_seeds`` is refused at once, not allocated."""
+    import time
+
+    from mancala_envs.tablebase.header import check_header
+
+    path = tmp_path / "copy"
+    path.mkdir()
+    for f in sadeqa.path.iterdir():
+        (path / f.name).write_bytes(f.read_bytes())
+    good = json.loads((path / store.HEADER).read_text())
+    assert check_header(good, path) == get_game("sadeqa_ii")
+    layer = good["layers"][2]
+    cases = [
+        ({"max_seeds": 1000000000}, "max_seeds"),
+        ({"max_seeds": -2}, "max_seeds"),
+        ({"max_seeds": 4.0}, "max_seeds"),
+        ({"max_seeds": 4}, "layers"),
+        ({"layers": None}, "layers"),
+        ({"layers": [*good["layers"][:2], "layer", *good["layers"][3:]]}, r"layers\[2\]"),
+        (
+            {"layers": [*good["layers"][:2], {**layer, "positions": -1}, *good["layers"][3:]]},
+            r"layers\[2\]\.positions",
+        ),
+        (
+            {"layers": [*good["layers"][:2], {**layer, "seeds": 3}, *good["layers"][3:]]},
+            r"layers\[2\]\.seeds",
+        ),
+        (
+            {"layers": [*good["layers"][:2], {**layer, "rounds": -1}, *good["layers"][3:]]},
+            r"layers\[2\]\.rounds",
+        ),
+        (
+            {"layers": [*good["layers"][:2], {**layer, "crc32": {}}, *good["layers"][3:]]},
+            r"layers\[2\]\.crc32",
+        ),
+        ({"holes": "12"}, "holes"),
+        ({"holes": 14}, "holes"),
+        ({"rules": None}, "rules"),
+        ({"rules": ["1"]}, r"rules\[0\]"),
+        ({"params": []}, "params"),
+        ({"params": {"max_plies": "1000"}}, "params.max_plies"),
+        ({"game": None}, "game"),
+    ]
+    for change, field in cases:
+        header = {**good, **change}
+        with pytest.raises(ValueError, match=rf"header\.json is damaged: .*{field}"):
+            check_header(header, path)
+        (path / store.HEADER).write_text(json.dumps(header))
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match=rf"header\.json is damaged: .*{field}"):
+            tablebase.load(path)
+        assert time.perf_counter() - start < 5
+    (path / store.HEADER).write_text(json.dumps(good))
+    (path / store.ROUNDS).write_bytes((path / store.ROUNDS).read_bytes()[:-2])
+    with pytest.raises(ValueError, match=r"rounds\.u16 is damaged: shorter than"):
+        check_header(good, path)

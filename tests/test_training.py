@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import interrupt_training
-from mancala_envs.agents.greedy import GreedyAgent
-from mancala_envs.agents.registry import make_agent
-from mancala_envs.training.opponents import OpponentPool, parse_pool
-from mancala_envs.training.train_ppo import CaptureShaping, resolve_args
-from mancala_envs.training.train_ppo import main as train_main
 
 from mancala_envs import get_game
+from mancala_envs.agents.greedy import GreedyAgent
+from mancala_envs.agents.registry import make_agent
 from mancala_envs.envs.vector import MancalaVecEnv
 from mancala_envs.evaluation import evaluate as ev
 from mancala_envs.evaluation.arena import load_records, play_game, play_match
+from mancala_envs.training.opponents import OpponentPool, parse_pool
+from mancala_envs.training.train_ppo import CaptureShaping, resolve_args
+from mancala_envs.training.train_ppo import main as train_main
 
 ROOT = Path(__file__).resolve().parent.parent
 # eval.csv of every trainer (PPO, AlphaZero-style, distillation): one header
@@ -360,6 +360,7 @@ def test_every_trainer_writes_the_same_eval_csv_header(tiny_run, tmp_path):
     """PPO, AlphaZero-style self-play and distillation write one eval.csv schema: ``step`` is each
     one's progress (timesteps, self-play positions, updates), a counter it does not keep is empty."""
     import torch
+
     from mancala_envs.agents.alphazero.network import build_network, network_config, save_network
     from mancala_envs.training.distill_az import main as distill_main
     from mancala_envs.training.run import EVAL_COLUMNS

@@ -9,6 +9,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from mancala_envs import IllegalMoveError, get_game
+from mancala_envs.core.layout import NO_WINNER
 from mancala_envs.envs.single import SingleAgentEnv
 
 CHECKED = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [("en_dodoi", {"holes_per_row": n}) for n in (6, 8, 10)]
@@ -130,7 +131,7 @@ def test_truncation_at_max_plies():
         assert not (terminated or truncated)
     obs, reward, terminated, truncated, info = env.step(random_legal(rng, obs["action_mask"]))
     assert (terminated, truncated, reward) == (False, True, 0.0)
-    assert info["winner"] is None and env.state.ply == 6 and not obs["action_mask"].any()
+    assert info["winner"] == NO_WINNER and env.state.ply == 6 and not obs["action_mask"].any()
 
 
 def test_illegal_learner_actions():

@@ -13,9 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from mancala_envs.agents.registry import make_agent
-
 from mancala_envs import GAMES, Game, get_game
+from mancala_envs.agents.registry import make_agent
 from mancala_envs.infra.files import read_json
 from mancala_envs.rulesets import parameter_help
 

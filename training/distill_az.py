@@ -43,8 +43,9 @@ at the end ``report.md`` / ``report.json``.
 **Resume, Ctrl-C.** ``--resume RUN`` continues where the run stopped: the positions are generated
 again if ``data.npz`` was not written yet (they are the same: the seed decides them), else the
 epochs go on from the last saved minibatch. Ctrl-C while training saves a checkpoint at the next
-minibatch (exit 130). Each epoch's order is drawn from ``(seed, epoch)``, so a resumed run trains on
-the same minibatches; on CPU torch runs with ``use_deterministic_algorithms``.
+minibatch (exit 130; SIGTERM likewise, exit 143). Each epoch's order is drawn from ``(seed,
+epoch)``, so a resumed run trains on the same minibatches; on CPU torch runs with
+``use_deterministic_algorithms``.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from mancala_envs import GAMES
 from mancala_envs.agents.alphazero.agent import AZAgent, shipped_az_model
 from mancala_envs.agents.alphazero.losses import policy_value_losses
 from mancala_envs.agents.alphazero.network import (
@@ -77,14 +80,12 @@ from mancala_envs.agents.alphazero.network import (
 )
 from mancala_envs.agents.alphazero.search import network_inputs
 from mancala_envs.agents.alphazero.value_minimax import move_values, network_value
-from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
-from mancala_envs.training.run import Run, git_revision, script_main
-
-from mancala_envs import GAMES
 from mancala_envs.evaluation.evaluate import evaluate
 from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
+from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
+from mancala_envs.training.run import Run, git_revision, script_main
 
 RESUMABLE = ("torch_threads",)
 
@@ -356,15 +357,16 @@ def train(a: Args, argv: list[str]) -> int:
                         save()
                     interrupts.check()
                 end_of_epoch()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if not (run.path / "data.npz").is_file():
             print(
-                f"\ninterrupted before the labels were written: --resume {run.path} makes them again",
+                f"\n{interrupts.stopped(e)} before the labels were written: --resume {run.path} makes "
+                "them again",
                 flush=True,
             )
-            return 130
+            return interrupts.exit_status(e)
         save()
-        return run.interrupted(f"update {updates}")
+        return run.interrupted(f"update {updates}", e)
     finally:
         writer.close()
     summary = (
@@ -376,7 +378,7 @@ def train(a: Args, argv: list[str]) -> int:
         lambda: evaluate_network(a.final_eval_games), f"the network is saved: {run.path / 'az.json'}"
     )
     if results is None:
-        return 130
+        return run.stop_status
     notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{command}`"]
     title, agent = f"Distillation report: {game.name}", f"az:path={run.path / 'az.json'}"
     return run.final_report(results, title, notes, [], agent)

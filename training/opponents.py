@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from mancala_envs.agents.base import Agent, NetworkAgent
-from mancala_envs.agents.registry import as_agent
 
 from mancala_envs import Game
+from mancala_envs.agents.base import Agent, NetworkAgent
+from mancala_envs.agents.registry import as_agent
 
 
 class SnapshotAgent(NetworkAgent):

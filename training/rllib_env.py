@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from mancala_envs.agents.registry import make_agent
 
 from mancala_envs import GAMES, get_game  # noqa: F401  (GAMES: re-exported, the live registry)
+from mancala_envs.agents.registry import make_agent
 from mancala_envs.envs.aec import MancalaEnv
 
 try:  # the rllib extra is optional: this module must import without it (for --help and errors)

@@ -6,7 +6,8 @@ per session), ``git_revision.txt``, ``logs/session<k>/`` (this session's logs), 
 (written last, after the checkpoint it describes), ``eval.csv`` (one row per evaluation and
 opponent, the same :data:`EVAL_COLUMNS` for every trainer), ``metrics.csv`` (the AlphaZero-style
 scripts, :data:`METRIC_COLUMNS`), ``learning_curve.png``, ``report.md`` / ``report.json``.
-Every file is written through a temporary file and a rename.
+Every file is written through a temporary file and a rename; the folder is locked while a script
+runs in it (``.lock``).
 """
 
 from __future__ import annotations
@@ -26,14 +27,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import torch
-from mancala_envs.training.args import make_game
 
 from mancala_envs.evaluation.arena import derive_seed
 from mancala_envs.evaluation.evaluate import SCORE_COLUMNS, score_columns, table, write_report
 from mancala_envs.infra import interrupts
+from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.files import append_synced, atomic_write, read_json
+from mancala_envs.infra.locks import FolderLock
+from mancala_envs.training.args import make_game
 
 T = TypeVar("T")
+_OPEN_RUNS: list[Run] = []  # the runs opened by the scripts running now, closed by script_main
 
 # eval.csv, for every trainer: ``step`` is its progress (PPO: timesteps; AlphaZero: self-play
 # positions; distillation: updates); a counter a trainer does not keep is left empty.
@@ -130,6 +134,8 @@ class Run:
     session's seed: ``a.seed``, or on resume one derived from it and the progress
     ``state[progress]``, so that a resumed session does not replay the first one's draws. ``step``
     names the history's progress column of runs written before ``eval.csv`` had a ``step``.
+    The folder is locked (:mod:`~mancala_envs.infra.locks`) until :meth:`close`: a second run
+    there, fresh or ``--resume``, is refused naming the holder.
     """
 
     def __init__(self, a: Any, prefix: str, progress: str, step: str) -> None:
@@ -137,13 +143,16 @@ class Run:
         base = f"{prefix}{self.game.name}{a.holes_per_row or ''}-seed{a.seed}"
         self.path = Path(a.out) if a.out else default_run_folder(base)
         self.resuming = a.resume is not None
-        if not self.resuming and (self.path / "config.json").exists():
-            where = self.path
-            raise ValueError(
-                f"{where} already holds a run: continue it with --resume {where} or choose another --out"
-            )
+        self._refuse_overwrite()
         self.device = resolve_device(a.device)
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.lock = FolderLock(self.path, "is in use by another training run")  # makes the folder
+        try:
+            self._refuse_overwrite()  # again, holding the lock: no check-then-create race
+        except ValueError:
+            self.lock.release()
+            raise
+        _OPEN_RUNS.append(self)
+        self.stop_status = 0  # 128 + the signal that stopped the final evaluation
         torch.set_num_threads(a.torch_threads)
         if self.device == "cpu":
             torch.use_deterministic_algorithms(True)
@@ -155,6 +164,17 @@ class Run:
         self.cpu = float(self.state.get("cpu_seconds", 0.0))
         self.started, self.cpu_started = time.perf_counter(), time.process_time()
         self.command = ""
+
+    def _refuse_overwrite(self) -> None:
+        if not self.resuming and (self.path / "config.json").exists():
+            where = self.path
+            raise ValueError(
+                f"{where} already holds a run: continue it with --resume {where} or choose another --out"
+            )
+
+    def close(self) -> None:
+        """Release the run folder's lock (:func:`script_main` does it when the script ends)."""
+        self.lock.release()
 
     def afresh(self) -> None:
         """Forget the saved state: the run starts from scratch (its folder has no checkpoint)."""
@@ -247,21 +267,24 @@ class Run:
         plt.close(fig)
         atomic_write(self.path / "learning_curve.png", buf.getvalue())
 
-    def interrupted(self, progress: str) -> int:
-        """Print that a Ctrl-C stopped the training at ``progress`` with a checkpoint; returns 130."""
-        print(
-            f"\ninterrupted at {progress}: checkpoint saved; continue with --resume {self.path}", flush=True
-        )
-        return 130
+    def interrupted(self, progress: str, stop: BaseException | None = None) -> int:
+        """Print that Ctrl-C or SIGTERM (``stop``, the ``KeyboardInterrupt`` caught; ``None``:
+        Ctrl-C) stopped the training at ``progress`` with a checkpoint; returns the exit status,
+        128 + the signal (130, 143)."""
+        stop = stop if stop is not None else KeyboardInterrupt()
+        resume = f"continue with --resume {self.path}"
+        print(f"\n{interrupts.stopped(stop)} at {progress}: checkpoint saved; {resume}", flush=True)
+        return interrupts.exit_status(stop)
 
     def final_evaluation(self, evaluate: Callable[[], T], saved: str) -> T | None:
-        """``evaluate()`` with Ctrl-C deferred to its end; ``None`` after a Ctrl-C, which prints
-        where the trained model (``saved``) stays."""
+        """``evaluate()`` with Ctrl-C and SIGTERM deferred to its end; ``None`` after one, which
+        prints where the trained model (``saved``) stays and sets :attr:`stop_status`."""
         try:
             with interrupts.deferred_interrupts():
                 return evaluate()
-        except KeyboardInterrupt:
-            print(f"\ninterrupted during the final evaluation; {saved}", flush=True)
+        except KeyboardInterrupt as e:
+            print(f"\n{interrupts.stopped(e)} during the final evaluation; {saved}", flush=True)
+            self.stop_status = interrupts.exit_status(e)
             return None
 
     def final_report(
@@ -278,11 +301,29 @@ class Run:
 def script_main(
     prog: str, resolve: Callable[[list[str]], T], train: Callable[[T, list[str]], int], argv: list[str] | None
 ) -> int:
-    """A training script's ``main``: ``train(resolve(argv), argv)``; a ``ValueError`` (a bad
-    argument, a refused run folder) prints one ``<prog>: error: ...`` line and returns 2."""
+    """A training script's ``main``: ``train(resolve(argv), argv)``, SIGTERM handled like Ctrl-C
+    (:mod:`mancala_envs.infra.interrupts`). A ``ValueError`` (a bad argument, a refused run
+    folder) or an ``OSError`` (a failed write: a full disk; every file written before is whole)
+    prints one ``<prog>: error: ...`` line naming the file and returns 2; a signal the trainer did
+    not handle itself (during its setup) returns 128 + the signal. The run folder's lock is
+    released at the end."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    first = len(_OPEN_RUNS)
     try:
-        return train(resolve(argv), argv)
+        with interrupts.sigterm_raises():
+            return train(resolve(argv), argv)
     except ValueError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        where = f" (writing in {_OPEN_RUNS[-1].path})" if len(_OPEN_RUNS) > first and not e.filename else ""
+        print(f"{prog}: error: {one_line(e)}{where}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        kept = f"; {_OPEN_RUNS[-1].path} keeps its last checkpoint" if len(_OPEN_RUNS) > first else ""
+        print(f"\n{prog}: {interrupts.stopped(e)}{kept}", file=sys.stderr)
+        return interrupts.exit_status(e)
+    finally:
+        for run in _OPEN_RUNS[first:]:
+            run.close()
+        del _OPEN_RUNS[first:]

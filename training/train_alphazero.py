@@ -65,7 +65,7 @@ iteration: throughput, losses), ``eval.csv``, ``logs/session<k>/`` (TensorBoard)
 ``max_minutes`` of wall time (the run's, over all sessions), whichever comes first. ``--resume RUN``
 reloads the run and continues (``total_positions``, ``max_minutes``, ``torch_threads`` may be
 changed); games in flight at a checkpoint are not kept. Ctrl-C stops at the next move or update
-with a checkpoint of that moment (exit 130).
+with a checkpoint of that moment (exit 130; SIGTERM likewise, exit 143).
 
 **Determinism.** ``seed`` seeds every draw (self-play, openings, sampling of the buffer, torch);
 on CPU torch runs with ``use_deterministic_algorithms``: the same seed, arguments and thread count
@@ -89,6 +89,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from mancala_envs import GAMES, Game, tablebase
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.losses import policy_value_losses
 from mancala_envs.agents.alphazero.network import (
@@ -102,15 +104,13 @@ from mancala_envs.agents.alphazero.network import (
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch, known_results
 from mancala_envs.agents.alphazero.tree import input_width
-from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
-from mancala_envs.training.run import Run, git_revision, script_main
-
-from mancala_envs import GAMES, Game, tablebase
 from mancala_envs.evaluation.evaluate import evaluate
 from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.tablebase.probe import NOT_COVERED  # Tablebase.outcomes where it does not cover
+from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
+from mancala_envs.training.run import Run, git_revision, script_main
 
 RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
 
@@ -526,9 +526,9 @@ def train(a: Args, argv: list[str]) -> int:
             if not run.history or run.history[-1]["step"] != positions:
                 periodic_evaluation()  # eval.csv ends with the final network
             save()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         save()
-        return run.interrupted(f"{positions} positions")
+        return run.interrupted(f"{positions} positions", e)
     finally:
         writer.close()
     summary = (
@@ -540,7 +540,7 @@ def train(a: Args, argv: list[str]) -> int:
         lambda: evaluate_network(a.final_eval_games), f"the network is saved: {run.path / 'az.json'}"
     )
     if results is None:
-        return 130
+        return run.stop_status
     notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{command}`"]
     title, agent = f"AlphaZero training report: {game.name}", f"az:path={run.path / 'az.json'}"
     return run.final_report(results, title, notes, [], agent)

@@ -44,7 +44,9 @@ snapshots), ``snapshots/*.pt``, ``eval.csv``, ``optimality.csv`` (``--eval-optim
 ``--torch-threads`` and ``--progress-bar`` may be changed), ``model.zip`` (read without unpickling
 anything: every pickled entry is rebuilt from the config), the evaluation history and the
 snapshots, and trains the remaining steps. Ctrl-C stops at the next step with a checkpoint of that
-step (exit 130); during the final evaluation it leaves the trained model saved.
+step (exit 130; SIGTERM likewise, exit 143); during the final evaluation it leaves the trained model
+saved. A failed write (a full disk) ends in one line naming the file (exit 2), the last checkpoint
+whole.
 
 **Determinism.** ``seed`` seeds Python, NumPy and torch (``set_random_seed``), the env, the pool and
 the baselines; on CPU torch runs with ``use_deterministic_algorithms``; so the same seed, arguments
@@ -73,9 +75,25 @@ from typing import Any
 
 import numpy as np
 import torch
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.utils import get_schedule_fn, set_random_seed
+from stable_baselines3.common.vec_env import VecEnvWrapper
+
+from mancala_envs import GAMES, Game, get_game
 from mancala_envs.agents.model_files import save_policy
 from mancala_envs.agents.policies.features import CountFeatures
 from mancala_envs.agents.policies.policy import PolicyAgent
+from mancala_envs.envs.vector import MancalaVecEnv
+from mancala_envs.evaluation.arena import derive_seed
+from mancala_envs.evaluation.evaluate import evaluate
+from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
+from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
+from mancala_envs.infra import interrupts
+from mancala_envs.infra.files import atomic_write
+from mancala_envs.tablebase.suites import load_suite
 from mancala_envs.training.args import (
     SHIPPED_OVERRIDES,
     RunArgs,
@@ -86,22 +104,6 @@ from mancala_envs.training.args import (
 )
 from mancala_envs.training.opponents import OpponentPool, parse_pool
 from mancala_envs.training.run import Run, git_revision, script_main, write_csv
-from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
-from stable_baselines3.common.utils import get_schedule_fn, set_random_seed
-from stable_baselines3.common.vec_env import VecEnvWrapper
-
-from mancala_envs import GAMES, Game, get_game
-from mancala_envs.envs.vector import MancalaVecEnv
-from mancala_envs.evaluation.arena import derive_seed
-from mancala_envs.evaluation.evaluate import evaluate
-from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
-from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
-from mancala_envs.infra import interrupts
-from mancala_envs.infra.files import atomic_write
-from mancala_envs.tablebase.suites import load_suite
 
 RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resume may change
 BLUNDER_COLUMNS = ("win_to_draw", "win_to_loss", "draw_to_loss")  # optimality.BLUNDER_KINDS
@@ -517,9 +519,9 @@ def train(args: Args, argv: list[str]) -> int:
                 trainer.periodic_evaluation()  # at the final step: eval.csv ends with the final model
                 model.logger.dump(model.num_timesteps)  # learn() has returned: TensorBoard gets it here
             trainer.save_checkpoint()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         trainer.save_checkpoint()
-        return run.interrupted(f"{model.num_timesteps} steps")
+        return run.interrupted(f"{model.num_timesteps} steps", e)
     finally:
         env.close()
     print(
@@ -530,7 +532,7 @@ def train(args: Args, argv: list[str]) -> int:
         f"the trained policy is saved: {run.path / 'policy.json'}",
     )
     if results is None:
-        return 130
+        return run.stop_status
     notes = [
         f"Policy: `{run.path / 'policy.json'}` after {model.num_timesteps} steps: "
         f"{run.wall_seconds() / 60:.1f} min, "

@@ -34,7 +34,8 @@ How it is put together (kept simple on purpose):
   checkpoint, replaced atomically), ``progress.jsonl`` (one line per iteration) and ``eval.jsonl``
   (one line per evaluation match). ``--resume`` restores ``checkpoint/`` and trains on until
   ``--iterations`` iterations *in total* are done; the options that define the run (game, its
-  parameters, network, frozen slots) must be the same.
+  parameters, network, frozen slots) must be the same. OUT is locked while a run uses it (``.lock``);
+  Ctrl-C or SIGTERM saves a checkpoint after the current iteration (exit 130 / 143).
 
 Ray: without ``--address`` a local instance is started with ``--num-cpus`` CPUs (default: at most
 2) and no dashboard, and shut down at the end; with ``--address`` the run joins that cluster.
@@ -55,7 +56,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mancala_envs import get_game
 from mancala_envs.agents.registry import make_agent
+from mancala_envs.evaluation.arena import play_match
+from mancala_envs.infra import interrupts
+from mancala_envs.infra.errors import one_line
+from mancala_envs.infra.files import atomic_write
+from mancala_envs.infra.locks import folder_lock
+from mancala_envs.rulesets import parameter_help, ruleset_parameters
 from mancala_envs.training.rllib_env import (  # noqa: F401  (re-exported)
     CHECKPOINT,
     DEFAULT_OPPONENTS,
@@ -68,10 +76,6 @@ from mancala_envs.training.rllib_env import (  # noqa: F401  (re-exported)
     module_of,
     parse_opponents,
 )
-
-from mancala_envs import get_game
-from mancala_envs.evaluation.arena import play_match
-from mancala_envs.rulesets import parameter_help, ruleset_parameters
 
 
 def game_params(opts: dict[str, Any]) -> dict[str, Any]:
@@ -294,7 +298,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
-def _prepare_out(out: Path, opts: dict[str, Any], resume: bool) -> None:
+def _check_out(out: Path, opts: dict[str, Any], resume: bool) -> None:
+    """``ValueError`` unless ``out`` can take this run: a new one, or the same one resumed."""
     config_file = out / "config.json"
     if resume:
         if not (out / CHECKPOINT).is_dir() or not config_file.is_file():
@@ -305,15 +310,28 @@ def _prepare_out(out: Path, opts: dict[str, Any], resume: bool) -> None:
             raise ValueError(f"--resume: options differ from the saved run in {out}: {', '.join(changed)}")
     elif (out / CHECKPOINT).exists():
         raise ValueError(f"{out} already holds a run; pass --resume to continue it or choose another --out")
+
+
+def _prepare_out(out: Path, opts: dict[str, Any], resume: bool) -> None:
+    _check_out(out, opts, resume)
     out.mkdir(parents=True, exist_ok=True)
-    config_file.write_text(json.dumps(opts, indent=2) + "\n")
+    atomic_write(out / "config.json", json.dumps(opts, indent=2) + "\n")
 
 
 def train(args: argparse.Namespace) -> int:
-    """Run the training described by the parsed command line; returns the exit status."""
+    """Run the training described by the parsed command line, holding ``--out``'s lock (a second
+    run there is refused); returns the exit status."""
     opts = _options(args)
     out = Path(args.out)
-    _prepare_out(out, opts, args.resume)
+    _check_out(out, opts, args.resume)  # before the lock makes the folder
+    with folder_lock(out, "is in use by another training run"):
+        _prepare_out(out, opts, args.resume)  # again, holding the lock
+        return _train(args, opts, out)
+
+
+def _train(args: argparse.Namespace, opts: dict[str, Any], out: Path) -> int:
+    """:func:`train` in its locked folder; Ctrl-C or SIGTERM saves a checkpoint at the end of the
+    iteration and returns 128 + the signal."""
     try:
         import ray
     except ImportError:
@@ -342,38 +360,52 @@ def train(args: argparse.Namespace) -> int:
             print(f"resumed {out / CHECKPOINT} at iteration {algo.iteration}", flush=True)
             for log in ("progress.jsonl", "eval.jsonl"):  # drop what was logged after the checkpoint
                 _keep_until(out / log, algo.iteration)
-        while algo.iteration < args.iterations:
-            start = time.perf_counter()
-            result = algo.train()
-            row = iteration_row(result, time.perf_counter() - start)
-            it = algo.iteration
-            if opts["frozen"] and it % args.snapshot_every == 0:
-                slot = frozen_ids(opts["frozen"])[(it // args.snapshot_every - 1) % opts["frozen"]]
-                snapshot(algo, slot)
-                row["snapshot"] = slot
-            _append_json(out / "progress.jsonl", row)
-            print(
-                f"iter {it}: {row['env_steps']} env steps in {row['seconds']:.1f}s "
-                f"({row['env_steps_per_s']} steps/s), main return {row['main_return_mean']}",
-                flush=True,
-            )
-            if it % args.checkpoint_every == 0 or it == args.iterations:
-                path = save(algo, out)
-                print(f"checkpoint: {path}", flush=True)
-                if args.eval_games and args.eval_opponents:
-                    for match in evaluate(out, game, args.eval_opponents, args.eval_games, args.seed + it):
-                        _append_json(out / "eval.jsonl", {"iteration": it, **match})
-                        print(
-                            f"  eval vs {match['opponent']}: score {match['score']} "
-                            f"({match['wins']}W {match['draws']}D {match['losses']}L)",
-                            flush=True,
-                        )
+        with interrupts.deferred_interrupts():
+            try:
+                _iterations(algo, args, opts, out, game)
+            except KeyboardInterrupt as e:
+                save(algo, out)
+                resume = f"checkpoint saved; continue with --resume --out {out}"
+                print(f"\n{interrupts.stopped(e)} at iteration {algo.iteration}: {resume}", flush=True)
+                return interrupts.exit_status(e)
     finally:
         if algo is not None:
             algo.stop()
         if own_ray:
             ray.shutdown()
     return 0
+
+
+def _iterations(algo: Any, args: argparse.Namespace, opts: dict[str, Any], out: Path, game: Any) -> None:
+    """Train, log, checkpoint and evaluate until ``--iterations``; stops (``KeyboardInterrupt``)
+    after an iteration when a signal came."""
+    while algo.iteration < args.iterations:
+        start = time.perf_counter()
+        result = algo.train()
+        row = iteration_row(result, time.perf_counter() - start)
+        it = algo.iteration
+        if opts["frozen"] and it % args.snapshot_every == 0:
+            slot = frozen_ids(opts["frozen"])[(it // args.snapshot_every - 1) % opts["frozen"]]
+            snapshot(algo, slot)
+            row["snapshot"] = slot
+        _append_json(out / "progress.jsonl", row)
+        print(
+            f"iter {it}: {row['env_steps']} env steps in {row['seconds']:.1f}s "
+            f"({row['env_steps_per_s']} steps/s), main return {row['main_return_mean']}",
+            flush=True,
+        )
+        if it % args.checkpoint_every == 0 or it == args.iterations:
+            path = save(algo, out)
+            print(f"checkpoint: {path}", flush=True)
+            if args.eval_games and args.eval_opponents:
+                for match in evaluate(out, game, args.eval_opponents, args.eval_games, args.seed + it):
+                    _append_json(out / "eval.jsonl", {"iteration": it, **match})
+                    print(
+                        f"  eval vs {match['opponent']}: score {match['score']} "
+                        f"({match['wins']}W {match['draws']}D {match['losses']}L)",
+                        flush=True,
+                    )
+        interrupts.check()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -384,10 +416,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0)
     try:
-        return train(args)
+        with interrupts.sigterm_raises():
+            return train(args)
     except ValueError as e:
         print(f"mancala train-rllib: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a failed write (a full disk): the last checkpoint stays whole
+        print(f"mancala train-rllib: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:  # before the training loop
+        print(f"\nmancala train-rllib: {interrupts.stopped(e)}", file=sys.stderr)
+        return interrupts.exit_status(e)
 
 
 if __name__ == "__main__":

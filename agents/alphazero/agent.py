@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mancala_envs import Game, State
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
 from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number
 from mancala_envs.agents.model_files import shipped_model
-
-from mancala_envs import Game, State
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
@@ -112,10 +112,13 @@ class AZAgent(NetworkAgent):
 
             self._fixed = load_network(path)
         self._searches: dict[tuple, Any] = {}
+        self._checked: set[tuple] = set()  # (config, game) pairs validate_az_config accepted
         self.last_seconds = 0.0
 
     def model(self, game: Game) -> tuple[Any, dict[str, Any]]:
-        """``(network, config)`` for ``game``; ``ValueError`` when the model is for another game."""
+        """``(network, config)`` for ``game``; ``ValueError`` when the model is for another game
+        or its config is bad (:func:`~mancala_envs.agents.alphazero.network.validate_az_config`;
+        a network given without a config is not checked)."""
         if self._fixed is not None:
             net, config = self._fixed
         else:
@@ -125,12 +128,12 @@ class AZAgent(NetworkAgent):
 
                 self._models[key] = load_network(shipped_az_model(game))
             net, config = self._models[key]
-        want = config.get("game", game.name), config.get("num_actions", game.num_actions)
-        if want != (game.name, game.num_actions):
-            raise ValueError(
-                f"the az model is for {want[0]} with {want[1]} holes a row, not {game.name} "
-                f"with {game.holes_per_row}"
-            )
+        checked = (id(config), game.name, tuple(sorted(game.params.items())))
+        if config and checked not in self._checked:
+            from mancala_envs.agents.alphazero.network import validate_az_config
+
+            validate_az_config(config, game)
+            self._checked.add(checked)
         return net, config
 
     def evaluator(self, game: Game):

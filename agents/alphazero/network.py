@@ -38,7 +38,9 @@ third-move encoder leaves a two-ply network's play unchanged: :func:`load_first_
 ``format`` (``"mancala_envs.az"``), ``version``, ``game``, ``params``, ``observation_size``,
 ``num_actions``, ``network`` (``hidden``, ``one_hot_max``, ``scale``, and ``lookahead`` and
 ``replies`` and ``third`` when they are used), ``search`` (what the training used: ``sims``,
-``max_considered``, ``c_visit``, ``c_scale``) and ``trained``.
+``max_considered``, ``c_visit``, ``c_scale``, ``settle_decided``), ``sha256`` (the weights file's
+SHA-256, checked before they are read) and ``trained``. :func:`validate_az_config` checks every
+field, also against the game being played.
 """
 
 from __future__ import annotations
@@ -49,9 +51,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from mancala_envs.agents.model_files import load_pair, pair_paths, save_pair
 
+from mancala_envs.agents.model_files import (
+    check_model_game,
+    check_sha256,
+    config_game,
+    load_pair,
+    pair_paths,
+    save_pair,
+)
 from mancala_envs.core.batch import LOOKAHEAD_FLAGS
+from mancala_envs.infra.config_files import (
+    check_keys,
+    need_choice,
+    need_equal,
+    need_int,
+    need_list,
+    need_number,
+)
 from mancala_envs.infra.extras import require
 
 require("torch", "agents", "the az agent's network")
@@ -267,6 +284,58 @@ def lookahead_plies(config: dict[str, Any]) -> int:
     return input_plies(*(int(network.get(k, 0)) for k in ("lookahead", "replies", "third")))
 
 
+AZ_FIELDS = ("game", "params", "observation", "observation_size", "num_actions", "total_seeds", "network")
+AZ_OPTIONAL = ("format", "version", "search", "trained", "sha256")
+NETWORK_FIELDS, NETWORK_OPTIONAL = ("hidden", "one_hot_max", "scale"), ("lookahead", "replies", "third")
+SEARCH_FIELDS = ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")
+MAX_LAYERS, MAX_WIDTH, MAX_SEARCH = 16, 4096, 100_000
+
+
+def validate_az_config(config: Any, game: Any = None) -> Any:
+    """The game of an az config after checking every field (module docstring): none missing or
+    unknown, each of its type and range, the shapes and ``total_seeds`` those of the config's
+    game, ``observation`` what the network reads, and, with ``game``, that game the one being
+    played (any ``max_plies``). A file's config (with ``format`` and ``version``) has a ``search``
+    with ``sims``, ``max_considered``, ``c_visit`` and ``c_scale`` (``settle_decided``: True when
+    absent, as in models from before the key); a config in memory may lack ``search``, ``trained``
+    and ``sha256``. ``ValueError`` naming the field otherwise."""
+    check_keys(config, AZ_FIELDS, AZ_OPTIONAL)
+    if "format" in config or "version" in config:
+        need_choice(config.get("format"), "format", [FORMAT])
+        need_choice(config.get("version"), "version", [VERSION])
+    model_game = config_game(config)
+    if game is not None:
+        check_model_game(model_game, game, "az")
+    need_equal(config["observation_size"], "observation_size", model_game.observation_size)
+    need_equal(config["num_actions"], "num_actions", model_game.num_actions)
+    seeds = need_equal(config["total_seeds"], "total_seeds", model_game.total_seeds)
+    net = check_keys(config["network"], NETWORK_FIELDS, NETWORK_OPTIONAL, "network")
+    for i, width in enumerate(need_list(net["hidden"], "network.hidden", 1, MAX_LAYERS)):
+        need_int(width, f"network.hidden[{i}]", 1, MAX_WIDTH)
+    need_int(net["one_hot_max"], "network.one_hot_max", 1, seeds)
+    need_number(net["scale"], "network.scale", positive=True)
+    plies = [need_int(net.get(k, 0), f"network.{k}", 0, MAX_WIDTH) for k in NETWORK_OPTIONAL]
+    check_plies(*plies)
+    need_choice(config["observation"], "observation", ["lookahead" if plies[0] else "counts"])
+    if "format" in config and "search" not in config:
+        raise ValueError("search is missing")
+    required = SEARCH_FIELDS[:4] if "format" in config else ()  # settle_decided: True when absent
+    search = check_keys(config.get("search", {}), required, SEARCH_FIELDS, "search")
+    if "sims" in search:
+        need_int(search["sims"], "search.sims", 0, MAX_SEARCH)
+    if "max_considered" in search:
+        need_int(search["max_considered"], "search.max_considered", 1, MAX_SEARCH)
+    for key in ("c_visit", "c_scale"):
+        if key in search:
+            need_number(search[key], f"search.{key}", minimum=0)
+    if "settle_decided" in search and not isinstance(search["settle_decided"], bool):
+        raise ValueError(f"search.settle_decided must be true or false, got {search['settle_decided']!r}")
+    if "trained" in config and not isinstance(config["trained"], dict):
+        raise ValueError(f"trained must be an object, got {config['trained']!r}")
+    check_sha256(config)
+    return model_game
+
+
 def build_network(config: dict[str, Any]) -> AZNet:
     """An untrained :class:`AZNet` of the architecture ``config`` describes."""
     net = config["network"]
@@ -304,9 +373,11 @@ def save_network(net: AZNet, path: str | os.PathLike, config: dict[str, Any]) ->
 
 
 def load_network(path: str | os.PathLike) -> tuple[AZNet, dict[str, Any]]:
-    """The network (CPU, eval mode) and config of a saved pair; ``ValueError`` naming the file for
-    anything missing, damaged or of another format (:func:`mancala_envs.agents.model_files.load_pair`)."""
-    net, config = load_pair(*pair_paths(path), "az model", FORMAT, VERSION, build_network)
+    """The network (CPU, eval mode) and config of a saved pair, every field checked
+    (:func:`validate_az_config`) and the weights against the config's ``sha256``; ``ValueError``
+    naming the file for anything missing, damaged or of another format
+    (:func:`mancala_envs.agents.model_files.load_pair`)."""
+    net, config = load_pair(*pair_paths(path), "az model", FORMAT, VERSION, build_network, validate_az_config)
     net.eval()
     return net, config
 

@@ -20,8 +20,8 @@ Every function writes into caller-owned scratch of ``n`` entries; illegal action
 from __future__ import annotations
 
 import numpy as np
-from mancala_envs.agents.alphazero.tree import child_q, side
 
+from mancala_envs.agents.alphazero.tree import child_q, side
 from mancala_envs.core.fast import inline_kernel
 from mancala_envs.core.layout import off_mask, off_to_move
 

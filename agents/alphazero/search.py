@@ -37,12 +37,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
-from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
-from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
 from numba import njit
 
 from mancala_envs import Game
+from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
+from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
+from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
 from mancala_envs.core.batch import lookahead_into, lookahead_width, view_into, view_size
 from mancala_envs.core.engine import decided_winner, new_work, outcome_for, play
 from mancala_envs.core.fast import kernel

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from mancala_envs.agents.alphazero.qtransforms import legal, qtransform_completed_by_mix_value
 
+from mancala_envs.agents.alphazero.qtransforms import legal, qtransform_completed_by_mix_value
 from mancala_envs.core.fast import inline_kernel
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from mancala_envs.agents.alphazero.search import known_results
 
 from mancala_envs import Game
+from mancala_envs.agents.alphazero.search import known_results
 
 ValueFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import time as _time
 
 import numpy as np
-from mancala_envs.agents.base import Agent, spec_number, time_budget
-from mancala_envs.agents.mcts.kernels import mcts_run
 
 from mancala_envs import Game, State
+from mancala_envs.agents.base import Agent, spec_number, time_budget
+from mancala_envs.agents.mcts.kernels import mcts_run
 
 MAX_SIMS = 10_000_000  # the tree holds one node per simulation
 

@@ -37,6 +37,8 @@ from __future__ import annotations
 import time as _time
 
 import numpy as np
+
+from mancala_envs import Game, State
 from mancala_envs.agents.base import Agent, spec_name, spec_number, time_budget
 from mancala_envs.agents.minimax.alphabeta import (
     CTX_ABORTED,
@@ -45,8 +47,6 @@ from mancala_envs.agents.minimax.alphabeta import (
     CTX_NODES,
     alphabeta_root,
 )
-
-from mancala_envs import Game, State
 from mancala_envs.rulesets import GameTable, default_heuristic_weights, game_info
 
 # (captured, row, non-empty holes) difference weights, then the low-material extension threshold

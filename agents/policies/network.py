@@ -1,6 +1,7 @@
 """The policy of a safe model file (``NAME.json`` + ``NAME.pt``) as a torch-only network (the
 ``[agents]`` extra, no SB3): :class:`PolicyNet` reproduces sb3-contrib's
-``MaskableActorCriticPolicy`` on the same state dict. :func:`load_policy` reads the pair;
+``MaskableActorCriticPolicy`` on the same state dict. :func:`load_policy` reads the pair, whose
+every field :func:`validate_policy_config` checks (also against the game being played);
 :func:`build_sb3_policy` builds the SB3 policy of the same architecture (the ``[sb3]`` extra).
 """
 
@@ -11,9 +12,25 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from mancala_envs.agents.model_files import FORMAT, VERSION, load_pair, pair_paths
-from mancala_envs.agents.policies.features import EXTRACTORS
 
+from mancala_envs.agents.model_files import (
+    FORMAT,
+    VERSION,
+    check_model_game,
+    check_sha256,
+    config_game,
+    load_pair,
+    pair_paths,
+)
+from mancala_envs.agents.policies.features import EXTRACTORS
+from mancala_envs.infra.config_files import (
+    check_keys,
+    need_choice,
+    need_equal,
+    need_int,
+    need_list,
+    need_number,
+)
 from mancala_envs.infra.extras import require
 
 require("torch", "agents", "the policy agent's network")
@@ -81,6 +98,56 @@ class PolicyNet(nn.Module):
         return self.value_net(self.mlp_extractor.value_net(features)).squeeze(1)
 
 
+POLICY_FIELDS = (
+    "format",
+    "version",
+    "algorithm",
+    "game",
+    "params",
+    "observation",
+    "observation_size",
+    "num_actions",
+    "net_arch",
+    "features",
+)
+POLICY_OPTIONAL = ("trained", "sha256")
+FEATURES_KWARGS = ("holes", "total_seeds", "scale", "one_hot_max")
+OBSERVATIONS = {"counts": "counts", "seed": "fractions"}  # what each features extractor reads
+MAX_LAYERS, MAX_WIDTH = 16, 4096
+
+
+def validate_policy_config(config: Any, game: Any = None) -> Any:
+    """The game of a policy config after checking every field (module docstring of
+    :mod:`~mancala_envs.agents.model_files`): no field missing or unknown, each of its type and
+    range, the shapes and the features' ``holes`` and ``total_seeds`` those of the config's game,
+    and, with ``game``, that game the one being played (any ``max_plies``). ``ValueError`` naming
+    the field otherwise; ``trained`` is for the reader and only has to be an object."""
+    check_keys(config, POLICY_FIELDS, POLICY_OPTIONAL)
+    need_choice(config["format"], "format", [FORMAT])
+    need_choice(config["version"], "version", [VERSION])
+    need_choice(config["algorithm"], "algorithm", ["MaskablePPO"])
+    model_game = config_game(config)
+    if game is not None:
+        check_model_game(model_game, game, "policy")
+    need_equal(config["observation_size"], "observation_size", model_game.observation_size)
+    need_equal(config["num_actions"], "num_actions", model_game.num_actions)
+    for i, width in enumerate(need_list(config["net_arch"], "net_arch", 0, MAX_LAYERS)):
+        need_int(width, f"net_arch[{i}]", 1, MAX_WIDTH)
+    features = check_keys(config["features"], ("name", "kwargs"), (), "features")
+    name = need_choice(features["name"], "features.name", sorted(EXTRACTORS))
+    need_choice(config["observation"], "observation", [OBSERVATIONS[name]])
+    kwargs = check_keys(features["kwargs"], FEATURES_KWARGS, (), "features.kwargs")
+    holes, seeds = model_game.holes_per_row, model_game.total_seeds
+    need_equal(kwargs["holes"], "features.kwargs.holes", holes)
+    need_equal(kwargs["total_seeds"], "features.kwargs.total_seeds", seeds)
+    need_number(kwargs["scale"], "features.kwargs.scale", positive=True)
+    need_int(kwargs["one_hot_max"], "features.kwargs.one_hot_max", 0, seeds)
+    if "trained" in config and not isinstance(config["trained"], dict):
+        raise ValueError(f"trained must be an object, got {config['trained']!r}")
+    check_sha256(config)
+    return model_game
+
+
 def build_policy(config: dict[str, Any]) -> PolicyNet:
     """An untrained :class:`PolicyNet` of the architecture ``config`` describes."""
     features = config["features"]
@@ -115,9 +182,12 @@ def build_sb3_policy(config: dict[str, Any]) -> Any:
 
 
 def load_policy(path: str | os.PathLike) -> tuple[PolicyNet, dict[str, Any]]:
-    """The :class:`PolicyNet` (on the CPU, in eval mode) and config of a safe pair; ``ValueError``
-    naming the file for anything missing, damaged or of another format
+    """The :class:`PolicyNet` (on the CPU, in eval mode) and config of a safe pair, every field
+    checked (:func:`validate_policy_config`) and the weights against the config's ``sha256``;
+    ``ValueError`` naming the file for anything missing, damaged or of another format
     (:func:`~mancala_envs.agents.model_files.load_pair`)."""
-    policy, config = load_pair(*pair_paths(path), "policy", FORMAT, VERSION, build_policy)
+    policy, config = load_pair(
+        *pair_paths(path), "policy", FORMAT, VERSION, build_policy, validate_policy_config
+    )
     policy.eval()
     return policy, config

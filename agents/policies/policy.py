@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from mancala_envs.agents.base import NetworkAgent, spec_name, spec_number
-from mancala_envs.agents.model_files import shipped_model
 
 from mancala_envs import Game
+from mancala_envs.agents.base import NetworkAgent, spec_name, spec_number
+from mancala_envs.agents.model_files import shipped_model
 from mancala_envs.infra.extras import require
 
 
@@ -65,6 +65,8 @@ class PolicyAgent(NetworkAgent):
         self.temperature = 1.0 if temperature is None else float(temperature)
         self._config: dict[str, Any] = {}
         self._shipped: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self._checked: set[tuple] = set()  # (config, game) pairs validate_policy_config accepted
+        self._from_file = path is not None and Path(path).suffix != ".zip"
         self.model = None if path is None else self._load(Path(path), trusted)
         if model is not None:
             if observation not in ("fractions", "counts"):
@@ -85,14 +87,29 @@ class PolicyAgent(NetworkAgent):
     def _model_for(self, game: Game) -> Any:
         if self.model is not None:
             self.counts = self._config.get("observation") == "counts"
+            if self._from_file:
+                self._check_game(self.model, self._config, game)
             return self.model
         if game.name not in self._shipped:
             from mancala_envs.agents.policies.network import load_policy
 
             self._shipped[game.name] = load_policy(shipped_policy(game))
         policy, config = self._shipped[game.name]
+        self._check_game(policy, config, game)
         self.counts = config.get("observation") == "counts"
         return policy
+
+    def _check_game(self, policy: Any, config: dict[str, Any], game: Game) -> None:
+        """``ValueError`` unless the policy of a safe pair can play ``game``: its shapes, then its
+        config's game and parameters (any ``max_plies``); once per config and game."""
+        key = (id(config), game.name, tuple(sorted(game.params.items())))
+        if key in self._checked:
+            return
+        from mancala_envs.agents.policies.network import validate_policy_config
+
+        _check_shapes(game, (policy.observation_size,), policy.num_actions)
+        validate_policy_config(config, game)
+        self._checked.add(key)
 
     def prepare(self, game: Game) -> None:
         """Load the game's policy now (and learn which observation it reads)."""

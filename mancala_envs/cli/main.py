@@ -3,8 +3,9 @@
 ``mancala <command> --help`` documents each one.
 
 Bad arguments, and the ``ValueError`` s the library raises for them, end in one line on stderr,
-``mancala: error: ...``, and exit status 2 — never a traceback. Ctrl-C ends with a line saying
-what was kept and exit status 130.
+``mancala: error: ...``, and exit status 2 — never a traceback; so does a failed write (a full
+disk), naming the file. Ctrl-C ends with a line saying what was kept and exit status 130, SIGTERM
+likewise with 143 (:mod:`mancala_envs.infra.interrupts`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from mancala_envs.agents.human import QuitGame
 from mancala_envs.evaluation.arena import GAMES_FILE, load_records, play_game, replay, round_robin
 from mancala_envs.evaluation.arena.records import TornLineWarning
 from mancala_envs.evaluation.ratings import check_rating_options, compute_ratings
+from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
+from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.interrupts import deferred_interrupts
+from mancala_envs.infra.locks import is_lock_file
 from mancala_envs.render import ansi_board, result_text, write_gif
 from mancala_envs.rulesets import parameter_help
 
@@ -203,6 +207,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mancala`` console script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    with interrupts.sigterm_raises():
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     try:
         if argv and argv[0] in EXTERNAL_COMMANDS:
             return _external(argv[0], argv[1:])
@@ -229,14 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except QuitGame as e:
         print(f"{PROG}: {e}; game abandoned")
         return 0
-    except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        print(f"\n{PROG}: {interrupts.stopped(e)}", file=sys.stderr)
+        return interrupts.exit_status(e)
 
 
-def _one_line(e: BaseException) -> str:
-    text = str(e) if not isinstance(e, OSError) or not e.filename else f"{e.strerror}: {e.filename}"
-    return " ".join(text.split()) or type(e).__name__
+_one_line = one_line
 
 
 def _external(name: str, argv: list[str]) -> int:
@@ -316,12 +323,13 @@ def _tournament(args: argparse.Namespace) -> int:
                 reuse=args.reuse,
                 fresh=args.fresh,
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         print(
-            f"\n{PROG}: interrupted; finished games are kept in {args.out}; continue with --resume",
+            f"\n{PROG}: {interrupts.stopped(e)}; finished games are kept in {args.out}; "
+            "continue with --resume",
             file=sys.stderr,
         )
-        return 130
+        return interrupts.exit_status(e)
     ratings = compute_ratings(
         result.records, agents=result.agents, n_bootstrap=args.bootstrap, seed=args.seed
     )
@@ -355,7 +363,7 @@ def _check_tournament_flags(args: argparse.Namespace) -> None:
         )
     if args.resume and not args.out.exists():
         raise UsageError(f"--resume: {args.out} does not exist, there is no tournament to resume there")
-    if args.resume and args.out.is_dir() and not any(args.out.iterdir()):
+    if args.resume and args.out.is_dir() and all(is_lock_file(p) for p in args.out.iterdir()):
         raise UsageError(f"--resume: {args.out} is empty, there is no tournament to resume there")
 
 

@@ -6,7 +6,8 @@
 
 ``DIR`` is a table's folder (default: :func:`~mancala_envs.tablebase.store.default_path`). A
 build shows a progress bar over the covered positions (both players to move) with their rate
-and the time left; Ctrl-C keeps the finished layers and the same command resumes after them.
+and the time left; Ctrl-C (exit 130) or SIGTERM (exit 143) keeps the finished layers and the same
+command resumes after them. A full disk ends in one line naming the file, the finished layers kept.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from mancala_envs import GAMES, Game, get_game
 from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
+from mancala_envs.infra import interrupts
+from mancala_envs.infra.errors import one_line
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.builder import build
@@ -93,14 +96,14 @@ def _build(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         tb = build(game, args.max_seeds, args.out, progress=not args.quiet)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         path = args.out if args.out is not None else store.default_path(game)
         done = store.read_header(path)["max_seeds"] if (path / store.HEADER).is_file() else -1
         print(
-            f"\n{PROG}: interrupted; layers 0..{done} are kept in {path}, run again to resume",
+            f"\n{PROG}: {interrupts.stopped(e)}; layers 0..{done} are kept in {path}, run again to resume",
             file=sys.stderr,
         )
-        return 130
+        return interrupts.exit_status(e)
     seconds = time.perf_counter() - start
     layers = tb.header["layers"][: tb.max_seeds + 1]
     build_s = sum(layer["seconds"] for layer in layers)
@@ -161,14 +164,19 @@ def _suite(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``mancala tablebase``; returns the exit status (2 with one line on stderr for bad input)."""
+    """``mancala tablebase``; returns the exit status (2 with one line on stderr for bad input or a
+    failed write, 128 + the signal after Ctrl-C or SIGTERM)."""
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        return {"build": _build, "probe": _probe, "suite": _suite}[args.command](args)
-    except ValueError as e:
-        print(f"{PROG}: error: {' '.join(str(e).split())}", file=sys.stderr)
+        with interrupts.sigterm_raises():
+            return {"build": _build, "probe": _probe, "suite": _suite}[args.command](args)
+    except (ValueError, OSError) as e:  # OSError: a failed write (a full disk), naming the file
+        print(f"{PROG}: error: {one_line(e)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as e:
+        print(f"\n{PROG}: {interrupts.stopped(e)}", file=sys.stderr)
+        return interrupts.exit_status(e)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,14 @@ Spaces (the same objects on every call, one pair per agent)::
                                the observation alone; the mask is infos[agent]["action_mask"]
 
 Rewards come only at the end: +1 to the winner, -1 to the loser, 0 to both on a draw or a
-truncation (``max_plies`` reached: ``truncations`` True for both). ``infos[agent]`` is
-``{"captured": (own, opponent)}`` (ints) after every step and reset (``obs_format="flat"`` adds
-``"action_mask"``); at the end it also holds ``"winner"`` (an agent name, or None for a draw, a
-truncation or an illegal-move forfeit) and, for the offender of an illegal move,
-``"illegal_action"``. ``reset(options={"state": state})`` starts from a
-:class:`~mancala_envs.State` of the game (or its ``to_dict()`` form) instead of the start.
+truncation (``max_plies`` reached: ``truncations`` True for both). ``infos[agent]`` holds the same
+numeric keys after reset and every step (:data:`~mancala_envs.envs.common.INFO_KEYS`):
+``{"seat": 0 for player_0 / 1 for player_1, "captured": (own, opponent), "ply": moves played,
+"winner": 0 / 1 the winning agent's index, -1 a draw, -2 none (running, truncated or an
+illegal-move forfeit), "illegal_action": True for the agent whose illegal action ended the
+game}`` (``obs_format="flat"`` adds ``"action_mask"``). ``reset(options={"state": state})``
+starts from a :class:`~mancala_envs.State` of the game (or its ``to_dict()`` form) instead of
+the start.
 
 The guarantees of PettingZoo's standard wrappers (``OrderEnforcingWrapper``,
 ``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) are built in, without their per-step
@@ -31,6 +33,8 @@ cost, so ``env()`` returns the bare class:
   ``agents``, ``rewards``, ``terminations``, ``truncations``, ``infos`` or ``agent_selection``
   before ``reset()`` raises ``AttributeError``; ``step`` once every agent is done warns and does
   nothing.
+* An unknown keyword argument raises :class:`~mancala_envs.envs.common.UnknownArgumentError`
+  (a ``TypeError`` and a ``ValueError``), in Python's words, listing the accepted ones.
 * An action that is not an integer (Python or NumPy integer, or a 0-d integer array) raises
   ``ValueError``; an integer outside ``0..n-1`` raises
   :class:`~mancala_envs.IllegalMoveError` (a ``ValueError``) in every mode.
@@ -53,8 +57,8 @@ from pettingzoo import AECEnv
 
 from mancala_envs.core.batch import view_into
 from mancala_envs.core.engine import new_work, play
-from mancala_envs.core.layout import DONE, TRUNCATED
-from mancala_envs.envs.common import AGENTS, resolve_game, start_state
+from mancala_envs.core.layout import DONE, NO_WINNER, TRUNCATED
+from mancala_envs.envs.common import AGENTS, info_dict, resolve_game, start_state, unknown_arguments
 from mancala_envs.game import Game, outcome
 from mancala_envs.render import ansi_board, rgb_board
 from mancala_envs.rulesets import ruleset_parameters
@@ -126,21 +130,12 @@ class MancalaEnv(AECEnv):
         **unknown: Any,
     ):
         super().__init__()
+        game_name = game.name if isinstance(game, Game) else game or self.game_name
+        if holes_per_row is not None and "holes_per_row" not in ruleset_parameters(game_name):
+            unknown["holes_per_row"] = holes_per_row  # a parameter of another game
         if unknown:
-            accepted = [
-                "first_player",
-                "illegal_action",
-                "max_cycles",
-                "max_plies",
-                "obs_format",
-                "render_mode",
-            ]
-            name = game.name if isinstance(game, Game) else game or self.game_name
-            accepted[1:1] = sorted(ruleset_parameters(name) - {"max_plies"})  # e.g. holes_per_row
-            raise ValueError(
-                f"unknown argument(s) {', '.join(sorted(unknown))} for {type(self).__name__}; "
-                f"accepted: {', '.join(accepted)}"
-            )
+            accepted = ", ".join(self.accepted_arguments(game_name))
+            raise unknown_arguments(f"{type(self).__name__}.__init__", unknown, f"accepted: {accepted}")
         if game is None:
             if self.game_name is None:
                 raise ValueError("MancalaEnv needs a game: a game name or a mancala_envs.Game")
@@ -200,6 +195,7 @@ class MancalaEnv(AECEnv):
         self._status_at = lay.status
         self._to_move_at = lay.to_move
         self._winner_at = lay.winner
+        self._ply_at = lay.ply
         self._flat = obs_format == "flat"
         self._work = new_work(n)
         self._index = {a: i for i, a in enumerate(AGENTS)}
@@ -208,6 +204,12 @@ class MancalaEnv(AECEnv):
         self._s: np.ndarray | None = None  # the packed core state (writeable, private)
         self._live = False  # True from reset() until the game ends
         self._note: str | None = None  # how an illegal move ended the game (for rendering)
+
+    @staticmethod
+    def accepted_arguments(game: str | None) -> list[str]:
+        """The keyword arguments the env of the game named ``game`` takes, sorted."""
+        own = {"first_player", "illegal_action", "max_cycles", "max_plies", "name", "obs_format"}
+        return sorted({*own, "render_mode", *ruleset_parameters(game)})  # the game's, e.g. holes_per_row
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Unpickled arrays come back writeable; the kernels must see the game's read-only rules
@@ -275,9 +277,14 @@ class MancalaEnv(AECEnv):
         if self._human:
             self.render()
 
-    def _set_infos(self) -> None:
-        c0, c1 = self._s[self._cap].tolist()
-        self.infos = {"player_0": {"captured": (c0, c1)}, "player_1": {"captured": (c1, c0)}}
+    def _set_infos(self, offender: str | None = None) -> None:
+        s = self._s
+        c0, c1 = s[self._cap].tolist()
+        ply, winner = int(s[self._ply_at]), int(s[self._winner_at])
+        self.infos = {
+            "player_0": info_dict(0, (c0, c1), ply, winner, offender == "player_0"),
+            "player_1": info_dict(1, (c1, c0), ply, winner, offender == "player_1"),
+        }
         if self._flat:
             for agent in AGENTS:
                 self.infos[agent]["action_mask"] = self._mask_of(agent)
@@ -329,17 +336,13 @@ class MancalaEnv(AECEnv):
         """The core ended the game (done or truncated): rewards, flags and infos."""
         s = self._s
         agents = self.agents
-        winner = None
         if s[self._status_at] == TRUNCATED:
             self.truncations = {a: True for a in agents}
         else:
             self.terminations = {a: True for a in agents}
             w = int(s[self._winner_at])
             self.rewards = {a: float(outcome(w, self._index[a])) for a in agents}
-            winner = AGENTS[w] if w in (0, 1) else None
-        for info in self.infos.values():
-            info["winner"] = winner
-        self._accumulate_rewards()
+        self._accumulate_rewards()  # the infos' winner is the state's (NO_WINNER when truncated)
 
     def _illegal(self, action: int) -> None:
         agent = self.agent_selection
@@ -349,7 +352,8 @@ class MancalaEnv(AECEnv):
             raise IllegalMoveError(message)
         warnings.warn(f"{message}. The game ends: -1 to {agent}, 0 to the other agent.", stacklevel=3)
         s = self._s
-        s[self._status_at] = DONE  # winner stays NO_WINNER: a forfeit, not a rules result
+        s[self._status_at] = DONE
+        s[self._winner_at] = NO_WINNER  # a forfeit, not a rules result
         s[self._mask] = 0
         other = self._other[agent]
         self._live = False
@@ -357,10 +361,7 @@ class MancalaEnv(AECEnv):
         self.rewards = {agent: -1.0, other: 0.0}
         self._cumulative_rewards[agent] = 0.0
         self.terminations = {a: True for a in self.agents}
-        self._set_infos()
-        for info in self.infos.values():
-            info["winner"] = None
-        self.infos[agent]["illegal_action"] = action
+        self._set_infos(offender=agent)
         self._accumulate_rewards()
         self.agent_selection = other
         if self._human:

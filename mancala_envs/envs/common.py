@@ -1,5 +1,23 @@
-"""What the three kinds of environment share: agent names, game resolution, spaces, the start
-state of an episode (``reset(options={"state": ...})``) and the opponent adapter."""
+"""What the three kinds of environment share: agent names, game resolution, the error for an
+unknown keyword argument, the info keys and winner codes, spaces, the start state of an episode
+(``reset(options={"state": ...})``) and the opponent adapter.
+
+Every env's infos hold the same numeric keys from ``reset`` on (:data:`INFO_KEYS`; what each
+env adds, such as ``"action_mask"`` with ``obs_format="flat"``, comes on top)::
+
+    seat            int         the seat the info is about: the agent's index (AEC, parallel) or
+                                the learner's seat (single-agent and vector envs)
+    captured        (int, int)  seeds captured (own, opponent's), from that seat
+    ply             int         moves played so far
+    winner          int         0 or 1 the winning seat, DRAW (-1) a draw, NO_WINNER (-2) none:
+                                the game is running, was truncated, or ended by an illegal-move
+                                forfeit in the AEC/parallel env (the single-agent and vector envs
+                                count a learner's forfeit as the opponent's win)
+    illegal_action  bool        True for the seat whose illegal action ended the game
+
+The codes are the rules core's (:mod:`mancala_envs.core.layout`); agent names never appear in
+an info value, so libraries that turn every info value into a tensor (TorchRL) can read them.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +30,34 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from mancala_envs.core.layout import DRAW as DRAW  # the winner codes, re-exported
+from mancala_envs.core.layout import NO_WINNER as NO_WINNER
 from mancala_envs.game import Game, get_game
+from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.rulesets import RULESETS, ruleset_parameters
 from mancala_envs.state import State
 
 AGENTS = ("player_0", "player_1")
+INFO_KEYS = ("seat", "captured", "ply", "winner", "illegal_action")  # in every env's infos, from reset
+
+
+class UnknownArgumentError(TypeError, ValueError):
+    """A keyword argument an env does not take. A ``TypeError``, as Python raises for a function
+    (and as libraries that probe optional arguments, such as TorchRL's ``GymEnv``, expect), and a
+    ``ValueError``, which these envs raised before."""
+
+
+def unknown_arguments(where: str, unknown: Any, accepted: str) -> UnknownArgumentError:
+    """The error for the keyword arguments ``unknown`` (names) given to ``where`` (e.g.
+    ``"SingleAgentEnv.__init__"``), in Python's words, then ``accepted`` (what it takes)."""
+    first, *more = sorted(unknown)
+    also = f" (and {', '.join(repr(m) for m in more)})" if more else ""
+    return UnknownArgumentError(f"{where}() got an unexpected keyword argument {first!r}{also}; {accepted}")
+
+
+def info_dict(seat: int, captured: tuple[int, int], ply: int, winner: int, illegal: bool) -> dict[str, Any]:
+    """One info dict of :data:`INFO_KEYS` (plain Python numbers, module docstring)."""
+    return {"seat": seat, "captured": captured, "ply": ply, "winner": winner, "illegal_action": illegal}
 
 
 def resolve_game(
@@ -25,21 +66,25 @@ def resolve_game(
     """The :class:`Game` named ``game`` built with ``params``, or ``game`` itself (then no params).
     A game with an opponent needs ``max_plies >= 2`` (each side moves once). ``params`` are the
     keyword arguments the env class ``env`` did not name: one that is not a game parameter either
-    gets a ``ValueError`` listing both."""
+    raises :class:`UnknownArgumentError` listing both. The first call of a process whose compiled
+    kernels are not cached yet announces their compilation (:mod:`mancala_envs.infra.compile_note`)."""
+    announce_compilation()
+    name = game.name if isinstance(game, Game) else game
+    if isinstance(name, str) and (name in RULESETS or isinstance(game, Game)):
+        unknown = set(params) - ruleset_parameters(name)
+        if unknown:
+            where, own = "get_game", ""
+            if env is not None:
+                named = inspect.signature(env.__init__).parameters.items()
+                args = [k for k, p in named if k not in ("self", "game") and p.kind is not p.VAR_KEYWORD]
+                where, own = f"{env.__name__}.__init__", f"its arguments are {', '.join(args)}; "
+            game_params = ", ".join(sorted(ruleset_parameters(name)))
+            raise unknown_arguments(where, unknown, f"{own}the game parameters of {name} are {game_params}")
     if isinstance(game, Game):
         if params:
             raise ValueError(f"game parameters {sorted(params)} apply to a game name, not to a Game object")
         result = game
     elif isinstance(game, str):
-        unknown = sorted(set(params) - ruleset_parameters(game)) if game in RULESETS else []
-        if unknown and env is not None:
-            named = inspect.signature(env.__init__).parameters.items()
-            own = [k for k, p in named if k not in ("self", "game") and p.kind is not p.VAR_KEYWORD]
-            raise ValueError(
-                f"unknown keyword argument(s) {', '.join(unknown)} for {env.__name__}: its arguments are "
-                f"{', '.join(own)}; the game parameters of {game} are "
-                f"{', '.join(sorted(ruleset_parameters(game)))}"
-            )
         result = get_game(game, **params)
     else:
         raise ValueError(f"game must be a game name or a mancala_envs.Game, got {game!r}")

@@ -5,24 +5,42 @@ one whose ``action_mask`` is non-zero, ``infos``/observations as in the AEC env)
 other agent's entry, which may be anything or absent. Rewards are those of that move (the AEC
 env's ``rewards``); when the game ends both agents are terminated (or truncated) and leave
 ``agents``. ``max_cycles`` counts parallel steps, i.e. moves (``max_plies = max_cycles``).
+
+**The waiting player.** Only one agent moves per step; by default the other agent's
+``action_mask`` is all zero (no legal action). Libraries that sample an action for every live
+agent from its mask (TorchRL's masked random policy and masked categorical distributions) cannot
+sample from an all-zero mask: ``parallel_env(waiting_noop=True)`` gives every agent that cannot
+move now (the waiting player, and both in the last observation) exactly one legal action,
+:data:`NOOP_ACTION` (hole 0), a no-op that the env ignores. The agent to move is then
+:attr:`MancalaParallelEnv.agent_selection`, not the one with a non-zero mask.
+
+Registered for ``pettingzoo.make("parallel", "mancala/<game>-v0")`` (the AEC ids).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo import ParallelEnv
 
 from mancala_envs.envs.aec import MancalaEnv
+from mancala_envs.envs.common import unknown_arguments
+
+NOOP_ACTION = 0  # with waiting_noop=True: the one legal (and ignored) action of an agent that cannot move
 
 
 class MancalaParallelEnv(ParallelEnv):
-    """A :class:`~mancala_envs.envs.aec.MancalaEnv` stepped through the Parallel API."""
+    """A :class:`~mancala_envs.envs.aec.MancalaEnv` stepped through the Parallel API;
+    ``waiting_noop=True`` gives the waiting player the no-op action (module docstring)."""
 
-    def __init__(self, aec_env: MancalaEnv):
+    def __init__(self, aec_env: MancalaEnv, *, waiting_noop: bool = False):
         if not isinstance(aec_env, MancalaEnv):
             raise ValueError(f"MancalaParallelEnv wraps a MancalaEnv, got {type(aec_env).__name__}")
+        if not isinstance(waiting_noop, bool):
+            raise ValueError(f"waiting_noop must be True or False, got {waiting_noop!r}")
         self.aec_env = aec_env
+        self.waiting_noop = waiting_noop
         self.metadata = {**aec_env.metadata, "is_parallelizable": True}
         self.possible_agents = list(aec_env.possible_agents)
         self.render_mode = aec_env.render_mode
@@ -30,12 +48,25 @@ class MancalaParallelEnv(ParallelEnv):
 
     @classmethod
     def make(cls, env_class: type[MancalaEnv], **kwargs: Any) -> MancalaParallelEnv:
-        """``env_class(**kwargs)`` as a parallel env, ``max_cycles`` read as moves."""
+        """``env_class(**kwargs)`` as a parallel env, ``max_cycles`` read as moves;
+        ``waiting_noop`` is the parallel env's own argument."""
+        waiting_noop = kwargs.pop("waiting_noop", False)
+        game = kwargs.get("game") or env_class.game_name
+        accepted = env_class.accepted_arguments(getattr(game, "name", game))
+        unknown = set(kwargs) - {"game", *accepted}
+        if unknown:
+            accepted_text = f"accepted: {', '.join(sorted([*accepted, 'waiting_noop']))}"
+            raise unknown_arguments("parallel_env", unknown, accepted_text)
         if "max_cycles" in kwargs:
             if "max_plies" in kwargs:
                 raise ValueError("give max_plies or max_cycles, not both")
             kwargs["max_plies"] = kwargs.pop("max_cycles")
-        return cls(env_class(**kwargs))
+        return cls(env_class(**kwargs), waiting_noop=waiting_noop)
+
+    @property
+    def agent_selection(self) -> str:
+        """The agent to move (the one whose action counts in the next ``step``)."""
+        return self.aec_env.agent_selection
 
     @property
     def game(self):
@@ -50,9 +81,27 @@ class MancalaParallelEnv(ParallelEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         self.aec_env.reset(seed=seed, options=options)
         self.agents = list(self.aec_env.agents)
-        return {a: self.aec_env.observe(a) for a in self.agents}, {
-            a: dict(self.aec_env.infos[a]) for a in self.agents
-        }
+        return self._observations(self.agents), self._infos(self.agents)
+
+    def _observations(self, agents: list[str]) -> dict[str, Any]:
+        observations = {a: self.aec_env.observe(a) for a in agents}
+        if self.waiting_noop and self.aec_env.obs_format == "dict":
+            for obs in observations.values():
+                self._noop(obs["action_mask"])
+        return observations
+
+    def _infos(self, agents: list[str]) -> dict[str, dict[str, Any]]:
+        infos = {a: dict(self.aec_env.infos[a]) for a in agents}
+        if self.waiting_noop and self.aec_env.obs_format == "flat":
+            for info in infos.values():
+                info["action_mask"] = self._noop(info["action_mask"].copy())
+        return infos
+
+    @staticmethod
+    def _noop(mask: np.ndarray) -> np.ndarray:
+        if not mask.any():
+            mask[NOOP_ACTION] = 1
+        return mask
 
     def step(self, actions: dict[str, Any]):
         env = self.aec_env
@@ -63,11 +112,11 @@ class MancalaParallelEnv(ParallelEnv):
             raise ValueError(f"actions must be a dict holding the action of {mover}, the agent to move")
         env.step(actions[mover])
         agents = self.agents
-        observations = {a: env.observe(a) for a in agents}
+        observations = self._observations(agents)
         rewards = {a: float(env.rewards[a]) for a in agents}
         terminations = {a: bool(env.terminations[a]) for a in agents}
         truncations = {a: bool(env.truncations[a]) for a in agents}
-        infos = {a: dict(env.infos[a]) for a in agents}
+        infos = self._infos(agents)
         while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             env.step(None)
         self.agents = list(env.agents)
@@ -81,6 +130,12 @@ class MancalaParallelEnv(ParallelEnv):
 
     def close(self) -> None:
         self.aec_env.close()
+
+
+def parallel_env(game: Any = None, **kwargs: Any) -> MancalaParallelEnv:
+    """The parallel env of any game (a name or a :class:`~mancala_envs.Game`): the Parallel entry
+    point of a registered game without a module of its own."""
+    return MancalaParallelEnv.make(MancalaEnv, game=game, **kwargs)
 
 
 def game_module_api(game: str, module: str) -> tuple[type[MancalaEnv], Any, Any]:

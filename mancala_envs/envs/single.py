@@ -14,9 +14,13 @@ the learner receives is one where it is to move, or the last one of the episode.
 - **Action**: ``Discrete(n)``, the learner's local hole (RULES.md §1).
 - **Reward**: +1 / -1 / 0 to the learner at a natural end (win / loss / draw, Sadeqa II: the
   survivor wins); ``terminated`` is True there. Reaching ``max_plies`` sets ``truncated``, reward 0.
-- **info**: ``seat`` (the learner's), ``captured`` ((learner's, opponent's) ints, as the AEC
-  envs' infos), ``ply``; at the end also ``winner`` (the winning seat 0 or 1, -1 for a draw, None
-  when truncated) and ``illegal_action`` (bool).
+- **info** (the same numeric keys from ``reset`` on, as every env's:
+  :data:`~mancala_envs.envs.common.INFO_KEYS`): ``seat`` (the learner's), ``captured``
+  ((learner's, opponent's) ints, as the AEC envs' infos), ``ply``, ``winner`` (the winning seat 0
+  or 1, -1 a draw, -2 none: running or truncated; the opponent's seat after the learner's illegal
+  action) and ``illegal_action`` (bool).
+- **Arguments**: an unknown keyword argument raises
+  :class:`~mancala_envs.envs.common.UnknownArgumentError` (a ``TypeError`` and a ``ValueError``).
 - **Illegal actions**: an action that is not an integer or not in ``0..n-1`` raises
   :class:`~mancala_envs.IllegalMoveError`. An in-range illegal move, with
   ``illegal_action="terminate"`` (default, PettingZoo's TerminateIllegalWrapper semantics and the
@@ -44,7 +48,8 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from mancala_envs.envs.common import make_spaces, opponent_agent, resolve_game, start_state
+from mancala_envs.core.layout import NO_WINNER
+from mancala_envs.envs.common import info_dict, make_spaces, opponent_agent, resolve_game, start_state
 from mancala_envs.game import Game, outcome
 from mancala_envs.render import ansi_board, rgb_board
 from mancala_envs.state import IllegalMoveError, State
@@ -124,10 +129,10 @@ class SingleAgentEnv(gym.Env):
         obs = self.game.observation(self.state, self.seat)
         return {"observation": obs, "action_mask": self._mask()} if self.obs_format == "dict" else obs
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, winner: int = NO_WINNER, illegal: bool = False) -> dict[str, Any]:
         captured = self.state.captured
         own, opp = int(captured[self.seat]), int(captured[1 - self.seat])
-        info = {"seat": self.seat, "captured": (own, opp), "ply": self.state.ply}
+        info = info_dict(self.seat, (own, opp), int(self.state.ply), winner, illegal)
         if self.obs_format == "flat":
             info["action_mask"] = self._mask()
         return info
@@ -159,14 +164,13 @@ class SingleAgentEnv(gym.Env):
         if not illegal:
             self.state = self._play_opponent(self.game.apply(self.state, action))
         terminated, truncated = illegal or self.state.done, self.state.truncated
-        reward = 0.0
-        end: dict[str, Any] = {}
+        reward, winner = 0.0, NO_WINNER
         if terminated or truncated:
-            winner = 1 - self.seat if illegal else self.state.winner
+            state_winner = self.state.winner
+            winner = 1 - self.seat if illegal else NO_WINNER if state_winner is None else state_winner
             reward = float(outcome(winner, self.seat))
-            end = {"winner": winner, "illegal_action": illegal}
             self._over, self._illegal = True, illegal
-        info = {**self._info(), **end}
+        info = self._info(winner, illegal)
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, truncated, info

@@ -19,7 +19,9 @@ than 90% are. ``report.json``: ``{"game", "params", "seed", "openings", "results
 "opponent", "pairs", "games", "distinct", "wins", "draws", "losses", "truncated", "score", "ci95",
 "caveat"}, ...]}``.
 
-Ctrl-C stops at once (exit 130); with ``--out`` every finished game is already in ``games.jsonl``.
+Ctrl-C stops at once (exit 130), SIGTERM likewise (exit 143); with ``--out`` every finished game is
+already in ``games.jsonl``, and the folder is locked while the evaluation runs. A failed write (a
+full disk) ends in one line naming the file (exit 2).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +43,12 @@ from mancala_envs.agents.registry import AGENT_NAMES, make_agent, parse_spec
 from mancala_envs.evaluation.arena import GameRecord, MatchResult, play_match
 from mancala_envs.evaluation.arena.matches import check_even, check_seed
 from mancala_envs.evaluation.openings import resolve_openings
+from mancala_envs.infra import interrupts
+from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.extras import require
 from mancala_envs.infra.files import append_synced, atomic_write
 from mancala_envs.infra.interrupts import deferred_interrupts
+from mancala_envs.infra.locks import folder_lock
 from mancala_envs.rulesets import parameter_help
 
 DEFAULT_OPPONENTS = ("random", "greedy", "minimax:depth=2")
@@ -251,8 +257,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``mancala evaluate``; returns the exit status."""
+    """``mancala evaluate``; returns the exit status (2 with one line for a failed write, 128 + the
+    signal after Ctrl-C or SIGTERM)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        with interrupts.sigterm_raises(), ExitStack() as held:
+            return _main(argv, held)
+    except OSError as e:  # a failed write (a full disk): the finished games are in games.jsonl
+        print(f"mancala evaluate: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:  # before the games: nothing to keep
+        print(f"\nmancala evaluate: {interrupts.stopped(e)}", file=sys.stderr)
+        return interrupts.exit_status(e)
+
+
+def _main(argv: list[str], held: ExitStack) -> int:
+    """:func:`main`; ``held`` keeps the ``--out`` folder's lock to the end."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -269,11 +289,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         agents = [load_once(agent_spec(text)) for text in args.agents]
         suite = resolve_openings(game, args.openings, args.games // 2)
         if args.out is not None:
+            if (args.out / "games.jsonl").exists():  # checked again under the lock
+                raise ValueError(
+                    f"{args.out} already holds an evaluation (games.jsonl); choose another --out"
+                )
+            held.enter_context(folder_lock(args.out, "is in use by another evaluation"))
             if (args.out / "games.jsonl").exists():
                 raise ValueError(
                     f"{args.out} already holds an evaluation (games.jsonl); choose another --out"
                 )
-            args.out.mkdir(parents=True, exist_ok=True)
     except ValueError as e:
         parser.error(str(e))
     results: list[MatchResult] = []
@@ -292,10 +316,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     not args.no_progress,
                     on_game=write,
                 )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         kept = f"; the finished games are in {args.out / 'games.jsonl'}" if args.out else ""
-        print(f"\nmancala evaluate: interrupted{kept}", file=sys.stderr)
-        return 130
+        print(f"\nmancala evaluate: {interrupts.stopped(e)}{kept}", file=sys.stderr)
+        return interrupts.exit_status(e)
     finally:
         if games_fh:
             games_fh.close()

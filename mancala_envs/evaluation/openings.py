@@ -9,7 +9,8 @@ match therefore starts from a suite of openings, each played twice with the seat
   the start, the number of plies drawn per opening from the game's default range
   (:data:`DEFAULT_PLIES`, or ``plies=``); deduplicated on the position (board, captured seeds,
   player to move, opening flags).
-- :func:`save_openings` / :func:`load_openings` — a suite as JSONL, one ``State.to_dict()`` a line.
+- :func:`save_openings` / :func:`load_openings` — a suite as JSONL, one ``State.to_dict()`` a line
+  (every key present, none unknown: :func:`read_state_dict`).
 - :func:`resolve_openings` — what ``--openings`` means on the command line: ``default`` (the
   game's default suite, seed 0), ``none`` (the bare initial position) or a JSONL file.
 
@@ -32,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from mancala_envs import Game, State
+from mancala_envs.infra.config_files import check_keys
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.rulesets import DEFAULT_OPENING_PLIES, GameTable
 
@@ -101,18 +103,31 @@ def save_openings(path: str | os.PathLike, states: Sequence[State]) -> None:
     atomic_write(Path(path), "".join(json.dumps(s.to_dict(), separators=(",", ":")) + "\n" for s in states))
 
 
+def read_state_dict(d: object, game: Game) -> State:
+    """The state of a ``State.to_dict()`` read from a file: every key that ``to_dict`` writes
+    present and no other (a missing ``ply`` is refused, not read as 0), then
+    ``game.state_from_dict``; ``ValueError`` naming the key otherwise."""
+    check_keys(d, game.initial_state().to_dict(), (), "the state")
+    return game.state_from_dict(d)  # type: ignore[arg-type]
+
+
 def load_openings(path: str | os.PathLike, game: Game) -> list[State]:
-    """The suite in ``path`` for ``game``; ``ValueError`` naming the file and line of a bad entry."""
+    """The suite in ``path`` for ``game``; ``ValueError`` naming the file and line of a bad entry
+    (:func:`read_state_dict`: no key missing or unknown)."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no openings file at {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is damaged: not UTF-8 text ({e})") from None
     states = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            state = game.state_from_dict(json.loads(line))
-        except (ValueError, TypeError) as e:
+            state = read_state_dict(json.loads(line), game)
+        except (ValueError, TypeError, RecursionError) as e:
             raise ValueError(f"{path}, line {number}: not a {game.name} opening ({e})") from None
         if state.is_over:
             raise ValueError(f"{path}, line {number}: the position is already over")

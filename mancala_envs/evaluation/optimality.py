@@ -21,6 +21,7 @@ from mancala_envs import GAMES, Game, get_game
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import as_agent
 from mancala_envs.evaluation.arena.matches import wilson_interval
+from mancala_envs.infra import interrupts
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase.suites import SuiteEntry, load_suite
 
@@ -98,8 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     won = sum(e.outcome == 1 for e in suite)
     print(f"{game.name} suite: {len(suite)} positions ({won} won, {len(suite) - won} drawn for the mover)")
     print(header())
-    for spec in args.agents:
-        print(optimality(game, spec, suite, seed=args.seed).row(), flush=True)
+    try:
+        with interrupts.sigterm_raises():
+            for spec in args.agents:
+                print(optimality(game, spec, suite, seed=args.seed).row(), flush=True)
+    except KeyboardInterrupt as e:  # the finished agents' rows are printed
+        print(f"\nmancala optimality: {interrupts.stopped(e)}", file=sys.stderr)
+        return interrupts.exit_status(e)
     return 0
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from mancala_envs.game import Game, require_game
+from mancala_envs.infra.files import allocated_bytes
 from mancala_envs.infra.interrupts import check, deferred_interrupts
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
@@ -52,11 +53,10 @@ def check_table_folder(path: Path) -> Path:
 def check_disk_space(game: Game, max_seeds: int, path: Path, existing: Path) -> None:
     """``ValueError`` when the table's two arrays would need more bytes than the free space of
     ``path``'s file system (``existing``: the nearest folder at or above it, from
-    :func:`check_table_folder`), less what its arrays hold already, before any file is made."""
+    :func:`check_table_folder`), less the bytes its arrays really hold on disk already (an
+    interrupted build leaves them full length, possibly sparse), before any file is made."""
     positions = int(layer_offsets(max_seeds, 2 * game.holes_per_row)[max_seeds + 1])  # <= max_seeds seeds
-    held = sum(
-        (path / name).stat().st_size for name in (store.VALUES, store.ROUNDS) if (path / name).is_file()
-    )
+    held = sum(allocated_bytes(path / name) for name in (store.VALUES, store.ROUNDS))  # not holes
     need = store.table_bytes(positions) - held
     free = shutil.disk_usage(existing).free
     if need > free:
@@ -84,13 +84,16 @@ def build(
     ``path``: the table's folder (default :func:`~mancala_envs.tablebase.store.default_path`).
     A complete table there is loaded (its first ``max_seeds`` layers); a smaller or interrupted
     one is extended from its last complete layer. ``progress`` shows a bar (positions/s, ETA);
-    ``on_layer(seeds, layer_info)`` is called after each layer is on disk. Ctrl-C (or an
-    exception from ``on_layer``) stops the build with every finished layer kept.
+    ``on_layer(seeds, layer_info)`` is called after each layer is on disk. Ctrl-C or SIGTERM
+    (:class:`~mancala_envs.infra.interrupts.Interrupted`), or an exception from ``on_layer``, stops
+    the build with every finished layer kept.
 
     Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds
-    (or 120), ``path`` a file, or a table larger than the free disk space there. The folder's
-    ``.lock`` file is only an advisory ``flock``, released when the build ends or its process dies,
-    so a failed build never blocks the next one."""
+    (or 120), ``path`` a file, or a table larger than the free disk space there (counting the
+    blocks its files really hold). The arrays are allocated on disk before they are mapped, so a
+    disk that fills up meanwhile is an ``OSError`` naming the file, never a bus error. The folder's
+    ``.lock`` file is only an advisory ``flock`` (:mod:`~mancala_envs.infra.locks`), released when
+    the build ends or its process dies, so a failed build never blocks the next one."""
     require_game(game)
     max_seeds = check_max_seeds(max_seeds)
     if max_seeds > game.total_seeds:

@@ -28,13 +28,13 @@ import numpy as np
 
 from mancala_envs.game import Game, get_game
 from mancala_envs.infra.config_files import read_config
-from mancala_envs.infra.files import atomic_write
+from mancala_envs.infra.files import atomic_write, preallocate
+from mancala_envs.infra.locks import LOCK_FILE, folder_lock
 from mancala_envs.rulesets import R_MAX_PLIES
+from mancala_envs.tablebase.header import FORMAT, HEADER, ROUNDS, VALUES, VERSION, check_header
 from mancala_envs.tablebase.index import layer_offsets
 
-FORMAT = "mancala_envs.tablebase"
-VERSION = 1
-HEADER, VALUES, ROUNDS, LOCK = "header.json", "values.i8", "rounds.u16", ".lock"
+LOCK = LOCK_FILE
 CRC_BLOCK = 1 << 26  # bytes per zlib.crc32 call
 
 
@@ -85,6 +85,7 @@ def read_header(path: Path) -> dict[str, Any]:
     for key in ("game", "params", "rules", "holes", "max_seeds", "layers"):
         if key not in header:
             raise ValueError(f"{file} is damaged: no {key!r}")
+    check_header(header, path)  # every field and the arrays' sizes, before anything is allocated
     return header
 
 
@@ -122,15 +123,14 @@ def table_bytes(positions: int) -> int:
 
 
 def open_arrays(path: Path, positions: int, writable: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The two memory-mapped arrays of ``positions`` rows; writable ones are grown as needed."""
+    """The two memory-mapped arrays of ``positions`` rows; writable ones are grown as needed, their
+    blocks allocated on disk first (``OSError`` naming the file when the disk is full)."""
     arrays = []
     for name, dtype in ((VALUES, np.int8), (ROUNDS, np.uint16)):
         file = path / name
         size = positions * 2 * np.dtype(dtype).itemsize
-        if writable:
-            with open(file, "ab") as fh:
-                if fh.tell() < size:
-                    fh.truncate(size)
+        if writable:  # every block allocated now: a full disk is an OSError here, never a SIGBUS later
+            preallocate(file, size)
         elif not file.is_file() or file.stat().st_size < size:
             raise ValueError(f"{file} is damaged: shorter than the {positions} positions its header lists")
         if positions == 0:
@@ -165,16 +165,7 @@ def write_header(path: Path, header: dict[str, Any]) -> None:
 
 @contextmanager
 def build_lock(path: Path) -> Iterator[None]:
-    """Hold the table folder's lock file for a build; ``ValueError`` if another process holds it."""
-    import fcntl
-
-    path.mkdir(parents=True, exist_ok=True)
-    with open(path / LOCK, "w") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise ValueError(f"{path} is being built by another process") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    """Hold the table folder's lock file for a build (:func:`~mancala_envs.infra.locks.folder_lock`);
+    ``ValueError`` naming the holder if another process holds it."""
+    with folder_lock(path, "is being built by another process"):
+        yield

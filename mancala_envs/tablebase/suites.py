@@ -26,8 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from mancala_envs.game import Game, get_game
+from mancala_envs.infra.config_files import check_keys, need_choice, need_int, need_list, need_number
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.state import State
+from mancala_envs.tablebase.kernels import MAX_MARGIN
 from mancala_envs.tablebase.store import table_name
 from mancala_envs.tablebase.table import NO_MOVE, Tablebase
 
@@ -82,36 +84,80 @@ def write_suite(entries: Iterable[SuiteEntry], out: str | os.PathLike | io.TextI
 
 
 def read_suite(path: str | os.PathLike, game: Game | None = None) -> list[SuiteEntry]:
-    """A suite file; with ``game``, ``ValueError`` unless every position is of that game."""
+    """A suite file; with ``game``, ``ValueError`` unless every position is of that game. Every
+    field of every line is checked (:func:`entry_from_dict`); a bad line is a ``ValueError``
+    naming the file and the line."""
     entries = []
     path = Path(path)
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-                s = d["state"]
-                g = get_game(s["game"], **{k: v for k, v in s["params"].items() if k != "max_plies"})
-                if game is not None and table_name(g) != table_name(game):
-                    raise ValueError(f"a {table_name(g)} position, {table_name(game)} expected")
-                g = game if game is not None else g
-                state = g.state_from_dict(s)
-                bounds = tuple(float(x) for x in d["bounds"])
-                entry = SuiteEntry(
-                    state,
-                    int(d["outcome"]),
-                    np.array(d["best"], dtype=np.int8),
-                    np.array(d["move_outcomes"], dtype=np.int8),
-                    (bounds[0], bounds[1]),
-                    int(d["max_seeds"]),
-                )
-            except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
-                raise ValueError(f"{path}, line {number}: not a suite position ({e})") from None
-            if entry.best.shape != (g.holes_per_row,) or entry.move_outcomes.shape != (g.holes_per_row,):
-                raise ValueError(f"{path}, line {number}: masks of the wrong length")
-            entries.append(entry)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is damaged: not UTF-8 text ({e})") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(entry_from_dict(json.loads(line), game))
+        except (TypeError, ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
+            raise ValueError(f"{path}, line {number}: not a suite position ({e})") from None
     return entries
+
+
+SUITE_FIELDS = ("state", "outcome", "best", "move_outcomes", "bounds", "max_seeds")
+
+
+def entry_from_dict(d: object, game: Game | None = None) -> SuiteEntry:
+    """The entry of one suite line, every field checked: no key missing or unknown, the state of
+    a known game (``game`` when given) with every key ``State.to_dict`` writes, ``outcome`` in
+    -1..1, ``best`` and ``move_outcomes`` one integer a hole, ``bounds`` two integral margins or
+    ``"inf"`` / ``"-inf"`` with ``A <= B``, ``max_seeds`` covering the position, and the outcomes
+    consistent with one another (TABLEBASE.md §3: ``move_outcomes`` is -2 exactly on the illegal
+    holes, ``outcome`` their maximum, ``best`` where they equal it); ``ValueError`` otherwise."""
+    d = check_keys(d, SUITE_FIELDS, (), "the entry")
+    s = check_keys(d["state"], ("game", "params"), (), "state", unknown_ok=True)
+    if not isinstance(s["game"], str):
+        raise ValueError(f"state.game must be a game name, got {s['game']!r}")
+    params = check_keys(s["params"], (), (), "state.params", unknown_ok=True)
+    g = get_game(s["game"], **{k: v for k, v in params.items() if k != "max_plies"})
+    if game is not None and table_name(g) != table_name(game):
+        raise ValueError(f"a {table_name(g)} position, {table_name(game)} expected")
+    g = game if game is not None else g
+    check_keys(s, g.initial_state().to_dict(), (), "state")
+    state = g.state_from_dict(s)
+    n = g.holes_per_row
+    outcome = need_choice(d["outcome"], "outcome", [-1, 0, 1])
+    best = [need_choice(x, f"best[{i}]", [0, 1]) for i, x in enumerate(need_list(d["best"], "best", n, n))]
+    moves = need_list(d["move_outcomes"], "move_outcomes", n, n)
+    moves = [need_choice(x, f"move_outcomes[{i}]", [NO_MOVE, -1, 0, 1]) for i, x in enumerate(moves)]
+    bounds = tuple(_bound(x, f"bounds[{i}]") for i, x in enumerate(need_list(d["bounds"], "bounds", 2, 2)))
+    if not bounds[0] <= bounds[1]:
+        raise ValueError(f"bounds must have A <= B, got {d['bounds']!r}")
+    max_seeds = need_int(d["max_seeds"], "max_seeds", state.seeds_on_board, MAX_MARGIN)
+    legal = g.legal_mask(state).astype(bool)
+    if [m != NO_MOVE for m in moves] != legal.tolist():
+        raise ValueError(f"move_outcomes must be {NO_MOVE} exactly on the illegal holes, got {moves}")
+    if legal.any() and outcome != max(m for m in moves if m != NO_MOVE):
+        raise ValueError(f"outcome {outcome} is not the best of the move outcomes {moves}")
+    if best != [int(m == outcome and m != NO_MOVE) for m in moves]:
+        raise ValueError(f"best must mark the moves whose outcome is {outcome}, got {best}")
+    return SuiteEntry(
+        state,
+        outcome,
+        np.array(best, dtype=np.int8),
+        np.array(moves, dtype=np.int8),
+        (bounds[0], bounds[1]),
+        max_seeds,
+    )
+
+
+def _bound(x: object, what: str) -> float:
+    """A bound of a suite line: an integral margin, or ``"inf"`` / ``"-inf"``."""
+    if x in ("inf", "-inf"):
+        return float(x)  # type: ignore[arg-type]
+    value = need_number(x, what)
+    if value != int(value) or abs(value) > MAX_MARGIN:
+        raise ValueError(f"{what} must be an integral margin in -{MAX_MARGIN}..{MAX_MARGIN} or 'inf'/'-inf'")
+    return float(value)
 
 
 def shipped_suite_path(game: Game) -> Path:

@@ -182,11 +182,12 @@ class Tablebase:
 def load(
     path: str | Path, game: Game | None = None, max_seeds: int | None = None, verify: bool = True
 ) -> Tablebase:
-    """The table in folder ``path``. Checks the format version, the game and its parameters
+    """The table in folder ``path``. Checks the header (:func:`~.header.check_header`: every field,
+    the files' sizes), the game and its parameters
     (against ``game`` when given) and, with ``verify``, every layer's checksum; ``max_seeds``
     opens only the layers up to it. ``ValueError`` naming the problem otherwise."""
     path = Path(path)
-    header = store.read_header(path)
+    header = store.read_header(path)  # every field checked, before anything is allocated
     if game is not None:
         store.check_game(header, game, path)
     else:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mancala_envs import Game, IllegalMoveError, State, get_game, outcome
+from mancala_envs.infra.config_files import check_keys
 from mancala_envs.infra.files import read_jsonl
 
 
@@ -97,12 +98,16 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, d: Any) -> GameRecord:
-        """Rebuild a record from its JSON form; anything missing or of the wrong type raises
-        ``ValueError`` naming the field (a move ``2.7`` is refused, not read as 2)."""
+        """Rebuild a record from its JSON form; anything missing, unknown or of the wrong type
+        raises ``ValueError`` naming the field (a move ``2.7`` is refused, not read as 2)."""
         if not isinstance(d, dict):
             raise ValueError(f"not a game record: expected a JSON object, got {type(d).__name__}")
-        if d.get("format", 1) not in (1, RECORD_FORMAT):
+        fmt = d.get("format", 1)
+        if isinstance(fmt, bool) or fmt not in (1, RECORD_FORMAT):
             raise ValueError(f"unknown game record format {d.get('format')!r}")
+        unknown = sorted(str(k) for k in d if k not in RECORD_FIELDS)
+        if unknown:
+            raise ValueError(f"not a game record: unknown field {unknown[0]!r}")
         try:
             params = d["params"]
             if not isinstance(params, dict):
@@ -120,6 +125,14 @@ class GameRecord:
                 raise ValueError(f"truncated must be true or false, got {d['truncated']!r}")
             if not isinstance(d["game"], str):
                 raise ValueError(f"game must be a name, got {d['game']!r}")
+            meta = d.get("meta", {})
+            if not isinstance(meta, dict):
+                raise ValueError(f"meta must be an object, got {meta!r}")
+            if _int(d["first_player"], "first_player") not in (0, 1):
+                raise ValueError(f"first_player must be 0 or 1, got {d['first_player']!r}")
+            for what, value in (("plies", [d["plies"]]), ("captured", d["captured"]), ("moves", moves)):
+                if isinstance(value, list) and any(isinstance(v, int) and v < 0 for v in value):
+                    raise ValueError(f"{what} must not be negative, got {value!r}")
             return cls(
                 game=d["game"],
                 params={str(k): _int(v, f"params.{k}") for k, v in params.items()},
@@ -133,10 +146,13 @@ class GameRecord:
                 captured=_pair(d["captured"], "captured", int),
                 truncated=d["truncated"],
                 start=start,
-                meta=dict(d.get("meta") or {}),
+                meta=dict(meta),
             )
         except KeyError as e:
             raise ValueError(f"not a game record: no field {e.args[0]!r}") from None
+
+
+RECORD_FIELDS = frozenset({"format", *GameRecord.__dataclass_fields__})
 
 
 def as_record(record: GameRecord | dict[str, Any]) -> GameRecord:
@@ -144,9 +160,11 @@ def as_record(record: GameRecord | dict[str, Any]) -> GameRecord:
 
 
 def start_state(record: GameRecord, game: Game) -> State:
-    """The position a recorded game started from."""
+    """The position a recorded game started from (a ``start`` with every key ``State.to_dict``
+    writes, none unknown)."""
     if record.start is None:
         return game.initial_state(record.first_player)
+    check_keys(record.start, game.initial_state().to_dict(), (), "start")  # none missing: no default
     return game.state_from_dict(record.start)
 
 
@@ -158,7 +176,7 @@ def replay(record: GameRecord | dict[str, Any], game: Game | None = None) -> lis
     if game is None:
         try:
             game = get_game(rec.game, **rec.params)
-        except ValueError as e:
+        except (TypeError, ValueError) as e:
             raise ValueError(f"record names a game that does not exist: {e}") from None
     if game.name != rec.game or game.params != rec.params:
         raise ValueError(f"record is a {rec.game} game with {rec.params}, not {game!r}")

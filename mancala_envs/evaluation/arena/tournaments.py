@@ -54,6 +54,7 @@ from mancala_envs.evaluation.arena.records import (
 )
 from mancala_envs.evaluation.openings import load_openings, resolve_openings
 from mancala_envs.infra.files import append_synced, atomic_write, read_json, read_jsonl
+from mancala_envs.infra.locks import folder_lock, is_lock_file
 
 RESULTS_FILE = "results.csv"
 CONFIG_FILE = "tournament.json"
@@ -140,6 +141,8 @@ def round_robin(
     """Every pair of ``agents`` plays ``games_per_pair`` (even) games over ``openings`` (module
     docstring; ``"default"``, ``"none"``, a JSONL path or a list of States). A non-empty
     ``out_dir`` is never overwritten: pass ``resume=True`` to continue the tournament it holds.
+    While it runs, ``out_dir`` is locked (:mod:`~mancala_envs.infra.locks`): a second round robin
+    there, fresh or resumed, is refused with a ``ValueError`` naming the holder.
     ``on_game(record)`` is called after each game is written; ``reuse``, ``fresh``: the module
     docstring's reuse."""
 
@@ -171,6 +174,26 @@ def round_robin(
     expected = _Schedule(plan, seed, names, suite, game)
     fresh = [a if a in names else make_agent(a).name for a in fresh]
     reused = _reusable(Path(reuse), config, fresh, expected) if reuse else {}
+    _check_folder(out, config, resume)  # again under the lock; a refused folder gets no .lock
+    with folder_lock(out, "is in use by another tournament"):  # fresh or resumed: one process only
+        return _play(game, agents, out, config, resume, suite, plan, expected, reused, on_game, progress)
+
+
+def _play(
+    game: Game,
+    agents: Sequence[Agent | str],
+    out: Path,
+    config: dict[str, Any],
+    resume: bool,
+    suite: Sequence[State] | None,
+    plan: list[tuple[int, int, int]],
+    expected: _Schedule,
+    reused: dict[int, GameRecord],
+    on_game: Callable[[GameRecord], None] | None,
+    progress: bool,
+) -> Tournament:
+    """The body of :func:`round_robin`, run holding ``out``'s lock."""
+    seed = config["seed"]
     done = _open_tournament(out, config, resume, suite)
     for gid, rec in enumerate(done):  # every kept record is the scheduled game and replays
         expected.check(f"{out / GAMES_FILE}, line {gid + 1}", gid, rec)
@@ -267,28 +290,46 @@ def _reusable(
     return keep
 
 
+def _holds_files(out: Path) -> bool:
+    """Does the folder ``out`` hold anything but a lock file?"""
+    return out.is_dir() and not all(is_lock_file(p) for p in out.iterdir())
+
+
+def _refuse_overwrite(out: Path) -> None:
+    raise ValueError(
+        f"{out} is not empty; refusing to overwrite it. Resume the tournament it holds "
+        "(resume=True / --resume) or choose another directory"
+    )
+
+
+def _check_folder(out: Path, config: dict[str, Any], resume: bool) -> bool:
+    """``ValueError`` unless ``out`` can take this tournament: new (returns ``False``), or the same
+    one to resume (returns ``True``). Writes nothing."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} exists and is not a directory")
+    if not _holds_files(out):
+        return False
+    if not resume:
+        _refuse_overwrite(out)
+    config_path = out / CONFIG_FILE
+    if not config_path.is_file():
+        raise ValueError(f"cannot resume: {out} holds no {CONFIG_FILE}")
+    old = read_json(config_path)
+    if not isinstance(old, dict):
+        raise ValueError(f"{config_path} is not a tournament configuration")
+    diff = sorted(k for k in config if old.get(k) != config[k])
+    if diff:
+        details = "; ".join(f"{k}: {old.get(k)!r} there, {config[k]!r} now" for k in diff)
+        raise ValueError(f"cannot resume {out}: a different tournament ({details})")
+    return True
+
+
 def _open_tournament(
     out: Path, config: dict[str, Any], resume: bool, suite: Sequence[State] | None
 ) -> list[GameRecord]:
     """Check ``out`` against ``config``; return the finished records (empty for a new one)."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"{out} exists and is not a directory")
     config_path, games_path = out / CONFIG_FILE, out / GAMES_FILE
-    if out.is_dir() and any(out.iterdir()):
-        if not resume:
-            raise ValueError(
-                f"{out} is not empty; refusing to overwrite it. Resume the tournament it holds "
-                "(resume=True / --resume) or choose another directory"
-            )
-        if not config_path.is_file():
-            raise ValueError(f"cannot resume: {out} holds no {CONFIG_FILE}")
-        old = read_json(config_path)
-        if not isinstance(old, dict):
-            raise ValueError(f"{config_path} is not a tournament configuration")
-        diff = sorted(k for k in config if old.get(k) != config[k])
-        if diff:
-            details = "; ".join(f"{k}: {old.get(k)!r} there, {config[k]!r} now" for k in diff)
-            raise ValueError(f"cannot resume {out}: a different tournament ({details})")
+    if _check_folder(out, config, resume):
         if not games_path.exists():
             return []
         raw, good, dropped = read_jsonl(games_path)
