@@ -1,12 +1,15 @@
 """mancala_envs: Songo Ewondo, Sadeqa II and En Dodoi as reinforcement-learning environments.
 
 The rules core (RULES.md §5): :func:`get_game`, :class:`Game`, :class:`State`,
-:class:`IllegalMoveError`, the batched :func:`random_games` and :func:`outcome`, the one result
-helper. Environments: the PettingZoo modules ``songo_ewondo_v0``, ``sadeqa_ii_v0``,
-``en_dodoi_v0``, and :mod:`mancala_envs.envs` (AEC, single-agent Gymnasium, vector envs).
+:class:`IllegalMoveError` (and :class:`UnknownArgumentError`, an env's unknown keyword), the
+batched :func:`random_games` and :func:`outcome`, the one result helper. Environments: the
+PettingZoo modules ``songo_ewondo_v0``, ``sadeqa_ii_v0``, ``en_dodoi_v0``, and
+:mod:`mancala_envs.envs` (AEC, single-agent Gymnasium, vector envs). Games as data:
+:class:`GameInfo`, :func:`register_game`.
 """
 
 import mancala_envs._numba_cache  # noqa: F401  (first: keys numba's cache on the kernels' sources)
+from mancala_envs.envs.common import UnknownArgumentError
 from mancala_envs.game import Game, get_game, outcome
 from mancala_envs.random_play import RandomGames, random_games
 from mancala_envs.registration import register_envs, register_game, unregister_game
@@ -24,6 +27,7 @@ __all__ = [
     "RandomGames",
     "Ruleset",
     "State",
+    "UnknownArgumentError",
     "get_game",
     "outcome",
     "random_games",
