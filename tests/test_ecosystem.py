@@ -129,8 +129,35 @@ def test_vector_env_checks_its_input():
         envs.reset(seed=[1, 2])
     with pytest.raises(ValueError, match="unknown reset option"):
         envs.reset(options={"board": 1})
-    with pytest.raises(ValueError, match="flat observations only"):
-        MancalaVectorEnv("sadeqa_ii", num_envs=2, obs_format="dict")
+    with pytest.raises(ValueError, match="obs_format must be 'flat' or 'dict'"):
+        MancalaVectorEnv("sadeqa_ii", num_envs=2, obs_format="pixels")
+
+
+def test_vector_env_dict_observations_are_the_flat_games():
+    """``obs_format="dict"``: the flat env's games, the masks inside the observations (not in the
+    infos), the last observation's mask all zero; the spaces those of ``gymnasium.make`` batched."""
+    flat = MancalaVectorEnv("en_dodoi", num_envs=3, seed=4)
+    as_dict = MancalaVectorEnv("en_dodoi", num_envs=3, seed=4, obs_format="dict")
+    assert as_dict.single_observation_space == SingleAgentEnv("en_dodoi").observation_space
+    (f_obs, f_infos), (d_obs, d_infos) = flat.reset(seed=1), as_dict.reset(seed=1)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(150):
+        assert as_dict.observation_space.contains(d_obs) and "action_mask" not in d_infos
+        np.testing.assert_array_equal(f_obs, d_obs["observation"])
+        np.testing.assert_array_equal(f_infos["action_mask"], d_obs["action_mask"])
+        for key in ("seat", "captured", "ply", "winner", "illegal_action"):
+            np.testing.assert_array_equal(f_infos[key], d_infos[key])
+        masks = f_infos["action_mask"]
+        actions = np.argmax(masks * rng.random(masks.shape), axis=1)
+        f_obs, f_rewards, _, _, f_infos = flat.step(actions)
+        d_obs, d_rewards, terminated, truncated, d_infos = as_dict.step(actions)
+        np.testing.assert_array_equal(f_rewards, d_rewards)
+        for i in np.flatnonzero(terminated | truncated):
+            last = d_infos["final_obs"][i]
+            np.testing.assert_array_equal(last["observation"], f_infos["final_obs"][i])
+            assert last["action_mask"].dtype == np.int8 and not last["action_mask"].any()
+            ended += 1
+    assert ended >= 3
 
 
 def test_vector_env_starts_from_given_states():

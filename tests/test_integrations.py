@@ -22,6 +22,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from gymnasium.vector import AutoresetMode
 
 import mancala_envs
 from mancala_envs import songo_ewondo_v0
@@ -206,9 +207,6 @@ def test_single_agent_forfeit_info_is_the_opponents_win():
     assert (reward, terminated, info["illegal_action"], info["winner"]) == (-1.0, True, True, 1)
 
 
-# The vector envs are being rewritten; until they report the same keys from reset on (and winner -2,
-# not None, when truncated), these record the gap instead of failing the suite.
-@pytest.mark.xfail(reason="MancalaVecEnv: INFO_KEYS from reset on, winner -2 when truncated", strict=False)
 def test_sb3_vector_env_infos_have_the_same_keys():
     from mancala_envs.envs import MancalaVecEnv
 
@@ -216,19 +214,60 @@ def test_sb3_vector_env_infos_have_the_same_keys():
     venv.reset()
     for i, info in enumerate(venv.reset_infos):
         check_info(info, seat=int(venv.seats[i]))
+        assert info["winner"] == NO_WINNER and info["illegal_action"] is False
+    ends = 0
     for _ in range(12):
+        seats = venv.seats
         _, _, dones, infos = venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
         for i, info in enumerate(infos):
             extra = {"terminal_observation", "TimeLimit.truncated"} if dones[i] else set()
-            check_info({k: v for k, v in info.items() if k not in extra})
+            assert extra <= set(info)
+            check_info({k: v for k, v in info.items() if k not in extra}, seat=int(seats[i]))
+            assert (info["winner"] == NO_WINNER) == (not dones[i] or info["TimeLimit.truncated"])
+        ends += int(dones.sum())
+    assert ends >= 3  # every game was truncated at least once
 
 
-@pytest.mark.xfail(reason="MancalaVectorEnv infos: every INFO_KEYS array from reset on", strict=False)
+def check_vector_infos(infos: dict[str, Any], num_envs: int, compiled: bool = True) -> None:
+    """Gymnasium vector infos: every key of INFO_KEYS, with its all-True ``_key`` mask; ``int64``
+    numbers and bool ``illegal_action``; ``captured`` ``(num_envs, 2)`` in the compiled env, an
+    object array of ``(own, opp)`` tuples in Gymnasium's sync/async envs."""
+    assert set(INFO_KEYS) <= set(infos), sorted(infos)
+    for key in INFO_KEYS:
+        assert infos[f"_{key}"].dtype == bool and infos[f"_{key}"].all(), key
+        assert len(infos[key]) == num_envs, key
+    for key in ("seat", "ply", "winner"):
+        assert infos[key].dtype == np.int64 and infos[key].shape == (num_envs,), key
+    assert infos["illegal_action"].dtype == bool
+    assert set(infos["seat"].tolist()) <= {0, 1}
+    assert set(infos["winner"].tolist()) <= {0, 1, DRAW, NO_WINNER}
+    if compiled:
+        assert infos["captured"].dtype == np.int64 and infos["captured"].shape == (num_envs, 2)
+    else:
+        assert all(type(c) is tuple and len(c) == 2 for c in infos["captured"])
+
+
 def test_gymnasium_vector_env_infos_have_the_same_keys():
-    envs = gymnasium.make_vec("mancala_envs/SongoEwondo-v0", num_envs=3, opponent="random")
+    envs = gymnasium.make_vec("mancala_envs/SongoEwondo-v0", num_envs=3, opponent="random", max_plies=9)
     _, infos = envs.reset(seed=0)
-    assert set(INFO_KEYS) <= set(infos)
-    assert infos["winner"].tolist() == [NO_WINNER] * 3 and infos["illegal_action"].dtype == bool
+    check_vector_infos(infos, 3)
+    assert infos["winner"].tolist() == [NO_WINNER] * 3 and not infos["illegal_action"].any()
+    assert infos["ply"].tolist() == envs.unwrapped.driver.states[:, envs.unwrapped.game.layout.ply].tolist()
+    ends = 0
+    for _ in range(12):
+        actions = np.array([np.flatnonzero(m)[0] for m in infos["action_mask"]])
+        _, _, terminated, truncated, infos = envs.step(actions)
+        check_vector_infos(infos, 3)
+        assert infos["winner"].tolist() == [NO_WINNER] * 3  # running games (restarted ones too)
+        done = terminated | truncated
+        if done.any():
+            final = infos["final_info"]
+            assert (final["winner"][truncated] == NO_WINNER).all()
+            assert final["captured"].shape == (3, 2) and final["seat"].dtype == np.int64
+            assert (final["ply"][done] == 9).all() and (infos["ply"][done] <= 1).all()  # a new game
+        ends += int(done.sum())
+    assert ends >= 3
+    envs.close()
 
 
 # ---------------------------------------------------------------------------- unknown arguments
@@ -356,6 +395,172 @@ def test_the_generic_parallel_entry_point_builds_a_game_by_name():
     env = make(**info.env_kwargs, holes_per_row=6, waiting_noop=True)
     assert env.game.holes_per_row == 6 and env.waiting_noop
     assert set(GYM_IDS) and set(PARALLEL_IDS) == set(ENV_IDS)
+
+
+# ---------------------------------------------------------------------------- the env table
+
+
+def sb3_vec_env(**kwargs: Any) -> Any:
+    pytest.importorskip("stable_baselines3", reason="needs stable_baselines3: pip install -e '.[sb3]'")
+    return importlib.import_module("mancala_envs.envs.vector").MancalaVecEnv("songo_ewondo", 2, **kwargs)
+
+
+# the first cell of each row of the page's table -> the env it names (keyword arguments added)
+TABLE_ENVS = {
+    "gymnasium.make(id)": lambda **kw: gymnasium.make(GYM_ID, **kw),
+    "gymnasium.make_vec(id)": lambda **kw: gymnasium.make_vec(GYM_ID, num_envs=2, **kw),
+    'gymnasium.make_vec(id, vectorization_mode="sync")': lambda **kw: gymnasium.make_vec(
+        GYM_ID, num_envs=2, vectorization_mode="sync", **kw
+    ),
+    'gymnasium.make_vec(id, vectorization_mode="async")': lambda **kw: gymnasium.make_vec(
+        GYM_ID, num_envs=2, vectorization_mode="async", **kw
+    ),
+    "MancalaVecEnv(game, num_envs)": sb3_vec_env,
+    'pettingzoo.make("aec", id)': lambda **kw: pettingzoo.make("aec", ENV_ID, **kw),
+    'pettingzoo.make("parallel", id)': lambda **kw: pettingzoo.make("parallel", ENV_ID, **kw),
+}
+
+
+def env_table() -> dict[str, list[str]]:
+    """The page's table of envs: the code of each row's first cell -> its other cells."""
+    rows = {}
+    for line in PAGE.read_text().splitlines():
+        first = re.match(r"\| `([^`]+)`", line)
+        if first:
+            rows[first.group(1)] = [c.strip() for c in line.strip().strip("|").split("|")[1:]]
+    return rows
+
+
+def observation_space(env: Any) -> Any:
+    """The observation space of one game (one agent, one env of a vector)."""
+    if hasattr(env, "possible_agents"):
+        return env.observation_space(env.possible_agents[0])
+    return getattr(env, "single_observation_space", env.observation_space)
+
+
+def check_format(env: Any, obs_format: str) -> None:
+    space = observation_space(env)
+    if obs_format == "dict":
+        assert isinstance(space, gymnasium.spaces.Dict) and set(space) == {"observation", "action_mask"}
+        assert space["action_mask"].dtype == np.int8
+    else:
+        assert isinstance(space, gymnasium.spaces.Box) and space.dtype == np.float32
+
+
+def play_gymnasium_vector(envs: Any, obs_format: str, mode: str) -> None:
+    """Masked random moves until a game ended and the next step: the infos of reset and every step
+    (check_vector_infos), and the autoreset ``mode`` at work."""
+    compiled, rng = mode == "SAME_STEP", np.random.default_rng(0)
+    obs, infos = envs.reset(seed=0)
+    check_vector_infos(infos, 2, compiled)
+    assert ("action_mask" in infos) == (obs_format == "flat")
+    ended = None
+    for _ in range(400):
+        masks = obs["action_mask"] if obs_format == "dict" else infos["action_mask"]
+        assert masks.dtype == np.int8
+        actions = np.array([masked_choice(rng, m) if m.any() else 0 for m in masks])
+        obs, _, terminated, truncated, infos = envs.step(actions)
+        check_vector_infos(infos, 2, compiled)
+        if ended is not None:  # NEXT_STEP: this step reset the envs that had ended
+            assert mode != "SAME_STEP"
+            assert (infos["ply"][ended] <= 1).all() and (infos["winner"][ended] == NO_WINNER).all()
+            break
+        done = terminated | truncated
+        if not done.any():
+            assert (infos["winner"] == NO_WINNER).all()
+            continue
+        if mode == "SAME_STEP":  # the new games' infos, the ended ones' in final_info
+            assert (infos["winner"] == NO_WINNER).all() and (infos["ply"][done] <= 1).all()
+            winners = infos["final_info"]["winner"][done]
+            break
+        assert "final_info" not in infos  # NEXT_STEP: this step's infos are the end's
+        winners = infos["winner"][done]
+        assert not masks_of(obs, infos, obs_format)[done].any()  # no move in a last observation
+        ended = done
+    assert ((winners == NO_WINNER) == truncated[done]).all()
+    envs.close()
+
+
+def masks_of(obs: Any, infos: dict[str, Any], obs_format: str) -> np.ndarray:
+    return obs["action_mask"] if obs_format == "dict" else infos["action_mask"]
+
+
+def play_and_check_infos(row: str, env: Any, obs_format: str, mode: str) -> None:
+    """Masked random moves through a finished game of the env of ``row``, every info checked."""
+    flat, rng = obs_format == "flat", np.random.default_rng(1)
+    if row.startswith("gymnasium.make_vec"):
+        return play_gymnasium_vector(env, obs_format, mode)
+    if row.startswith("MancalaVecEnv"):
+        env.reset()
+        for info in env.reset_infos:
+            check_info(info)
+        for _ in range(400):
+            _, _, dones, infos = env.step(random_legal_actions(rng, env.action_masks()))
+            for i, info in enumerate(infos):
+                extra = {"terminal_observation", "TimeLimit.truncated"} if dones[i] else set()
+                check_info({k: v for k, v in info.items() if k not in extra})
+            if dones.any():
+                return None
+        raise AssertionError("no game ended")
+    if row.startswith("gymnasium.make"):
+        obs, info = env.reset(seed=0)
+        check_info(info, flat=flat)
+        done = False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(masked_choice(rng, env.unwrapped.action_masks()))
+            check_info(info, flat=flat)
+            done = terminated or truncated
+        return None
+    if "aec" in row:
+        env.reset(seed=0)
+        for _agent in env.agent_iter():
+            obs, _, terminated, truncated, info = env.last()
+            check_info(info, flat=flat)
+            mask = info["action_mask"] if flat else obs["action_mask"]
+            env.step(None if terminated or truncated else masked_choice(rng, mask))
+        return None
+    observations, infos = env.reset(seed=0)
+    while env.agents:
+        for info in infos.values():
+            check_info(info, flat=flat)
+        mover = env.agent_selection
+        mask = infos[mover]["action_mask"] if flat else observations[mover]["action_mask"]
+        observations, _, _, _, infos = env.step({mover: masked_choice(rng, mask)})
+    for info in infos.values():
+        check_info(info, flat=flat)
+    return None
+
+
+def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    return np.argmax(masks * rng.random(masks.shape), axis=1)
+
+
+def test_the_env_table_has_a_row_for_every_env():
+    assert list(env_table()) == list(TABLE_ENVS)
+
+
+@pytest.mark.parametrize("row", TABLE_ENVS)
+def test_env_table(row):
+    """Each row of the table: the default format, the formats accepted (each one played through a
+    finished game, its infos checked from reset on), the autoreset mode."""
+    default, accepted, _, autoreset, _ = env_table()[row]
+    build = TABLE_ENVS[row]
+    formats = re.findall(r"`(\w+)`", accepted)
+    assert sorted(formats) == ["dict", "flat"] and default.strip("`") in formats
+    env = build()
+    check_format(env, default.strip("`"))
+    mode = autoreset.strip("`")
+    if mode == "—":
+        assert not hasattr(env, "num_envs")  # one game, no autoreset
+    else:
+        assert env.metadata["autoreset_mode"] == AutoresetMode[mode]
+    env.close()
+    for obs_format in formats:
+        env = build(obs_format=obs_format)
+        check_format(env, obs_format)
+        play_and_check_infos(row, env, obs_format, mode)
+    with pytest.raises(ValueError, match="obs_format"):
+        build(obs_format="pixels")
 
 
 # ---------------------------------------------------------------------------- the compile note

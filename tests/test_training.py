@@ -97,7 +97,7 @@ def test_pool_opponent_per_episode_learner_both_seats_own_reward():
         for i in np.flatnonzero(dones):
             ended += 1
             winner, seat = infos[i]["winner"], infos[i]["seat"]
-            expected = 0.0 if winner in (None, -1) else (1.0 if winner == seat else -1.0)
+            expected = 0.0 if winner not in (0, 1) else (1.0 if winner == seat else -1.0)
             assert rewards[i] == expected  # the learner's own result, in whichever seat
         drawn.update(pool.assignment.tolist())
         moves += sum(len(m[0]) for m in pool.moves)
@@ -283,7 +283,7 @@ def test_capture_shaping_sums_to_the_result():
         shaped |= bool((rewards[~dones] != 0).any())
         for i in np.flatnonzero(dones):
             winner, seat = infos[i]["winner"], infos[i]["seat"]
-            result = 0.0 if winner in (None, -1) else (1.0 if winner == seat else -1.0)
+            result = 0.0 if winner not in (0, 1) else (1.0 if winner == seat else -1.0)
             assert totals[i] == pytest.approx(result, abs=1e-5)
             totals[i], checked = 0.0, checked + 1
     assert shaped  # captures did change rewards during the episodes

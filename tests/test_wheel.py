@@ -111,7 +111,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     )  # fmt: skip
     # the dev environment's third-party packages, as a plain path: its .pth files (the editable
     # install of this checkout among them) are not run
-    (site_packages / "_dev_packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    dev_dirs = [sysconfig.get_paths()["purelib"]]  # and any other site folder this interpreter reads
+    dev_dirs += [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and p not in dev_dirs]
+    (site_packages / "_dev_packages.pth").write_text("".join(f"{d}\n" for d in dev_dirs))
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
          str(wheel)],

@@ -404,7 +404,7 @@ class _Callback(BaseCallback):
         if dones.any():
             idx = np.flatnonzero(dones)
             results = [
-                0 if f["winner"] in (None, -1) else (1 if f["winner"] == f["seat"] else -1)
+                0 if f["winner"] not in (0, 1) else (1 if f["winner"] == f["seat"] else -1)
                 for f in (self.locals["infos"][i] for i in idx)
             ]
             self.trainer.pool.record_results(idx, np.array(results))

@@ -295,10 +295,10 @@ def validate_az_config(config: Any, game: Any = None) -> Any:
     """The game of an az config after checking every field (module docstring): none missing or
     unknown, each of its type and range, the shapes and ``total_seeds`` those of the config's
     game, ``observation`` what the network reads, and, with ``game``, that game the one being
-    played (any ``max_plies``). A file's config (with ``format`` and ``version``) has a ``search``
-    with ``sims``, ``max_considered``, ``c_visit`` and ``c_scale`` (``settle_decided``: True when
-    absent, as in models from before the key); a config in memory may lack ``search``, ``trained``
-    and ``sha256``. ``ValueError`` naming the field otherwise."""
+    played (any ``max_plies``). A file's ``search``, where it has one, lists ``sims``,
+    ``max_considered``, ``c_visit`` and ``c_scale`` (``settle_decided``: True when absent, as in
+    models from before the key); without one the agent's defaults search. ``ValueError`` naming
+    the field otherwise."""
     check_keys(config, AZ_FIELDS, AZ_OPTIONAL)
     if "format" in config or "version" in config:
         need_choice(config.get("format"), "format", [FORMAT])
@@ -317,9 +317,9 @@ def validate_az_config(config: Any, game: Any = None) -> Any:
     plies = [need_int(net.get(k, 0), f"network.{k}", 0, MAX_WIDTH) for k in NETWORK_OPTIONAL]
     check_plies(*plies)
     need_choice(config["observation"], "observation", ["lookahead" if plies[0] else "counts"])
-    if "format" in config and "search" not in config:
-        raise ValueError("search is missing")
-    required = SEARCH_FIELDS[:4] if "format" in config else ()  # settle_decided: True when absent
+    # a file's search block lists its four settings (settle_decided: True when absent); a network
+    # saved without one (save_network of a bare network_config) searches with the agent's defaults
+    required = SEARCH_FIELDS[:4] if "format" in config and "search" in config else ()
     search = check_keys(config.get("search", {}), required, SEARCH_FIELDS, "search")
     if "sims" in search:
         need_int(search["sims"], "search.sims", 0, MAX_SEARCH)

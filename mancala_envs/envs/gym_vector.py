@@ -5,13 +5,23 @@ It is the Gymnasium face of the framework-free :class:`~mancala_envs.envs.vector
 (no Stable-Baselines3 needed; the SB3 face of the same driver is
 :class:`~mancala_envs.envs.vector.MancalaVecEnv`, whose games it plays move for move) and
 follows Gymnasium's conventions: ``reset(seed=...)`` returns ``(obs, infos)``, ``step`` returns
-``(obs, rewards, terminations, truncations, infos)`` with arrays of ``num_envs``; autoreset in
-the same step (``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``): a finished game
-restarts at once and its last observation is ``infos["final_obs"][i]``, its end info
-``infos["final_info"]`` (``winner``, ``seat``, ``captured``, ``ply``, ``illegal_action``, each with
-its ``_key`` mask). ``infos["action_mask"]`` (int8, ``(num_envs, n)``) is the legal mask of every
-learner, also :meth:`action_masks`. Arguments as ``MancalaVecEnv`` (``opponent``, ``obs_format``
-``"flat"`` only (another is a ``ValueError``), ``counts``, ``openings``, ``illegal_action``,
+``(obs, rewards, terminations, truncations, infos)`` with arrays of ``num_envs``.
+
+- **Observations.** ``obs_format="flat"`` (default): ``Box(num_envs, obs_size)``, the legal masks
+  in ``infos["action_mask"]`` (int8, ``(num_envs, n)``) and :meth:`action_masks`.
+  ``obs_format="dict"``: ``Dict(observation=Box(num_envs, obs_size), action_mask=Box(num_envs, n,
+  int8))``, the single-agent env's default format batched (masks also in :meth:`action_masks`).
+- **Autoreset in the same step** (``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``): a
+  finished game restarts at once; its last observation is ``infos["final_obs"][i]`` (with an
+  all-zero mask in the dict format), its end info ``infos["final_info"]`` (``seat``, ``captured``,
+  ``ply``, ``winner``, ``illegal_action``, each with its ``_key`` mask).
+- **Infos** from ``reset`` and every step: the keys of
+  :data:`~mancala_envs.envs.common.INFO_KEYS` as arrays, each with its ``_key`` mask: ``seat``,
+  ``ply``, ``winner`` (``int64``; ``NO_WINNER`` -2 while a game runs), ``captured`` (``int64``,
+  ``(num_envs, 2)``: learner's, opponent's) and ``illegal_action`` (bool). A game that restarted
+  in the step shows its new episode's values there (the finished one's are in ``final_info``).
+
+Other arguments as ``MancalaVecEnv`` (``opponent``, ``counts``, ``openings``, ``illegal_action``,
 ``num_threads``, game parameters).
 """
 
@@ -24,7 +34,6 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from mancala_envs.envs import vector_kernel as VK
 from mancala_envs.envs.vector_driver import VectorDriver
 from mancala_envs.game import Game
 
@@ -47,12 +56,10 @@ class MancalaVectorEnv(VectorEnv):
         obs_format: str = "flat",
         **game_params: Any,
     ):
-        if obs_format != "flat":
-            raise ValueError(
-                f"MancalaVectorEnv has flat observations only (the masks are in infos['action_mask']), "
-                f"got obs_format={obs_format!r}"
-            )
-        self._driver = VectorDriver(
+        if obs_format not in ("flat", "dict"):
+            raise ValueError(f"obs_format must be 'flat' or 'dict', got {obs_format!r}")
+        self.obs_format = obs_format
+        self._driver = d = VectorDriver(
             game,
             num_envs,
             opponent=opponent,
@@ -65,9 +72,9 @@ class MancalaVectorEnv(VectorEnv):
             env=type(self),
             **game_params,
         )
-        self.num_envs = self._driver.num_envs
-        self.single_observation_space = self._driver.flat_space
-        self.single_action_space = self._driver.action_space
+        self.num_envs = d.num_envs
+        self.single_observation_space = d.dict_space if obs_format == "dict" else d.flat_space
+        self.single_action_space = d.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.single_action_space.n))
         self.metadata = dict(type(self).metadata)
@@ -83,18 +90,26 @@ class MancalaVectorEnv(VectorEnv):
         """The framework-free driver this env is a face of."""
         return self._driver
 
+    def _observations(self) -> np.ndarray | dict[str, np.ndarray]:
+        obs = self._driver.observations()
+        if self.obs_format == "dict":
+            return {"observation": obs, "action_mask": self._driver.action_masks()}
+        return obs
+
     def _infos(self) -> dict[str, Any]:
-        on = np.ones(self.num_envs, dtype=bool)
-        return {
-            "action_mask": self._driver.action_masks(),
-            "_action_mask": on,
-            "seat": self._driver.seats,
-            "_seat": on,
-        }
+        """The running games' infos (module docstring), each key with its ``_key`` mask."""
+        values = self._driver.infos()
+        if self.obs_format == "flat":
+            values = {"action_mask": self._driver.action_masks(), **values}
+        infos: dict[str, Any] = {}
+        for key, value in values.items():
+            infos[key] = value
+            infos[f"_{key}"] = np.ones(self.num_envs, dtype=np.bool_)
+        return infos
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[np.ndarray | dict[str, np.ndarray], dict[str, Any]]:
         """New games for every env (``seed`` reseeds first; ``options={"states": [...]}``: start
         env ``i`` from ``states[i]``, optionally with ``"seats": [...]`` for the learners, as
         ``MancalaVecEnv.reset_to``; the opponent replies first where it is to move)."""
@@ -111,36 +126,33 @@ class MancalaVectorEnv(VectorEnv):
             raise ValueError("reset option 'seats' needs 'states'")
         else:
             self._driver.reset()
-        return self._driver.observations(), self._infos()
+        return self._observations(), self._infos()
 
     def step(
         self, actions: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    ) -> tuple[np.ndarray | dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         d = self._driver
         d.set_actions(actions)
         done_rows = d.advance(stacklevel=2)  # the warning points at the caller of step()
-        obs, rewards, dones = d.observations(), d.rewards(), d.dones()
-        ends = d.ends
-        truncated = dones & ends[:, VK.END_TRUNCATED].astype(bool)
-        terminated = dones & ~truncated
+        rewards, dones = d.rewards(), d.dones()
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
         infos = self._infos()
         if done_rows.size:
+            final = d.end_infos()
+            truncated = dones & final.pop("truncated")
+            final.update({f"_{k}": dones.copy() for k in list(final)})
             final_obs = np.full(self.num_envs, None, dtype=object)
             for i, row in zip(done_rows, d.terminal_observations(done_rows), strict=True):
                 final_obs[i] = row
-            winner = np.where(truncated, VK.NO_WINNER_CODE, ends[:, VK.END_WINNER])
-            final = {
-                "winner": winner,
-                "seat": ends[:, VK.END_SEAT].astype(np.int64),
-                "captured": ends[:, [VK.END_OWN, VK.END_OPP]].astype(np.int64),
-                "ply": ends[:, VK.END_PLY].astype(np.int64),
-                "illegal_action": ends[:, VK.END_ILLEGAL].astype(bool),
-            }
-            final.update({f"_{k}": dones.copy() for k in list(final)})
+            if self.obs_format == "dict":  # the last observation has no legal move
+                empty = np.zeros(self.game.num_actions, dtype=np.int8)
+                for i in done_rows:
+                    final_obs[i] = {"observation": final_obs[i], "action_mask": empty.copy()}
             infos.update(
                 final_obs=final_obs, _final_obs=dones.copy(), final_info=final, _final_info=dones.copy()
             )
-        return obs, rewards, terminated, truncated, infos
+        terminated = dones & ~truncated
+        return self._observations(), rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """int8 legal masks of the learners, ``(num_envs, n)``."""

@@ -82,6 +82,7 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
         **game_params: Any,
     ):
+        self.metadata = dict(type(self).metadata)  # per env: Gymnasium's vector wrappers write into it
         self.game = resolve_game(game, game_params, env=type(self))
         if not (
             seat == "random"

@@ -26,11 +26,14 @@ Conventions (those of ``SingleAgentEnv`` unless said otherwise):
   ``Dict(observation, action_mask)`` (``MultiInputPolicy``).
 - **Rewards.** +1 / -1 / 0 to the learner at a natural end (win / loss / draw); 0 on truncation at
   ``max_plies`` (reported as ``info["TimeLimit.truncated"]``, SB3's convention).
-- **Auto-reset.** A finished game restarts at once; ``infos[i]`` of that step holds
-  ``terminal_observation`` plus ``seat`` (of the finished episode), ``winner`` (0, 1, -1 draw, None
-  truncated), ``captured`` ((learner's, opponent's) ints), ``ply`` and ``illegal_action``. Other
-  steps' infos are empty (the ``seats`` and ``states`` properties, or ``get_attr("seat")``, give
-  the rest).
+- **Infos.** ``reset_infos[i]`` and every step's ``infos[i]`` hold the keys of
+  :data:`~mancala_envs.envs.common.INFO_KEYS` as plain numbers: ``seat`` (the learner's),
+  ``captured`` ((learner's, opponent's) ints), ``ply``, ``winner`` (-2 ``NO_WINNER`` while the
+  game runs) and ``illegal_action`` (False).
+- **Auto-reset** in the same step (``metadata["autoreset_mode"]``: ``AutoresetMode.SAME_STEP``, as
+  SB3's own vector envs): a finished game restarts at once; ``infos[i]`` of that step is the
+  finished episode's (``seat``, ``captured``, ``ply``, ``winner`` 0/1, -1 a draw or -2 truncated,
+  ``illegal_action``) plus ``terminal_observation`` and ``TimeLimit.truncated``.
 - **Actions.** ``step`` takes exactly ``num_envs`` integer actions (shape ``(num_envs,)``).
   An action outside ``0..n-1`` or not an integer raises :class:`~mancala_envs.IllegalMoveError`.
   An in-range illegal action, with ``illegal_action="terminate"`` (default), ends the episode with
@@ -60,6 +63,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from mancala_envs.infra.extras import require
 
@@ -126,6 +130,7 @@ class MancalaVecEnv(VecEnv):
             **game_params,
         )
         super().__init__(d.num_envs, d.dict_space if obs_format == "dict" else d.flat_space, d.action_space)
+        self.metadata["autoreset_mode"] = AutoresetMode.SAME_STEP
 
     # ------------------------------------------------------------------ settings
 
@@ -185,7 +190,7 @@ class MancalaVecEnv(VecEnv):
         return self._started()
 
     def _started(self) -> VecEnvObs:
-        self.reset_infos = [{"seat": int(s)} for s in self._driver.seats]
+        self.reset_infos = _info_dicts(self._driver.infos())
         return self._observations()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -193,29 +198,21 @@ class MancalaVecEnv(VecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         done = self._driver.advance(stacklevel=3)  # the warning points at the caller of step()
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        infos = _info_dicts(self._driver.infos())
         if done.size:
             self._fill_end_infos(infos, done)
         return self._observations(), self._driver.rewards(), self._driver.dones(), infos
 
     def _fill_end_infos(self, infos: list[dict[str, Any]], done: np.ndarray) -> None:
-        ends = self._driver.ends[done].tolist()  # one row of VK.END_* columns per ended game
+        """The infos of the games ``done``: their finished episodes', with SB3's two keys."""
+        ends = self._driver.end_infos(done)
+        truncated = ends.pop("truncated").tolist()
         terminal: list[Any] = list(self._driver.terminal_observations(done))  # rows of one fresh copy
         if self.obs_format == "dict":
             empty = np.zeros(self.game.num_actions, dtype=np.int8)
             terminal = [{"observation": obs, "action_mask": empty.copy()} for obs in terminal]
-        for i, obs, (truncated, winner, own, opp, ply, seat, illegal) in zip(
-            done.tolist(), terminal, ends, strict=True
-        ):
-            infos[i] = {
-                "terminal_observation": obs,
-                "TimeLimit.truncated": bool(truncated),
-                "seat": seat,
-                "winner": None if truncated else winner,
-                "captured": (own, opp),
-                "ply": ply,
-                "illegal_action": bool(illegal),
-            }
+        for i, info, obs, cut in zip(done.tolist(), _info_dicts(ends), terminal, truncated, strict=True):
+            infos[i] = {"terminal_observation": obs, "TimeLimit.truncated": cut, **info}
 
     def action_masks(self) -> np.ndarray:
         """int8 legal masks of the learners, shape ``(num_envs, n)`` (for ``MaskablePPO``)."""
@@ -275,3 +272,16 @@ class MancalaVecEnv(VecEnv):
         if isinstance(indices, (int, np.integer)):
             return [int(indices)]
         return super()._get_indices(indices)
+
+
+def _info_dicts(values: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """One info dict of plain numbers per row of the driver's info arrays ``values``: the dict of
+    :func:`~mancala_envs.envs.common.info_dict`, written out (a call per game costs a fifth more)."""
+    captured = values["captured"]
+    columns = (values["seat"], captured[:, 0], captured[:, 1], values["ply"], values["winner"])
+    return [
+        {"seat": seat, "captured": (own, opp), "ply": ply, "winner": winner, "illegal_action": illegal}
+        for seat, own, opp, ply, winner, illegal in zip(
+            *(c.tolist() for c in columns), values["illegal_action"].tolist(), strict=True
+        )
+    ]

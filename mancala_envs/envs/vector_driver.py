@@ -22,7 +22,7 @@ from gymnasium import spaces
 
 from mancala_envs.core.layout import work_length
 from mancala_envs.envs import vector_kernel as VK
-from mancala_envs.envs.common import as_state, make_spaces, opponent_agent, resolve_game
+from mancala_envs.envs.common import NO_WINNER, as_state, make_spaces, opponent_agent, resolve_game
 from mancala_envs.envs.single import ILLEGAL_WARNING
 from mancala_envs.game import Game, check_seed
 from mancala_envs.state import IllegalMoveError
@@ -314,6 +314,38 @@ class VectorDriver:
     def terminal_observations(self, done: np.ndarray) -> np.ndarray:
         """The last observations of the games ``done`` (a fresh array, one row each)."""
         return self._term_obs[done]
+
+    def infos(self) -> dict[str, np.ndarray]:
+        """The info values of every game's running episode, one array per key of
+        :data:`~mancala_envs.envs.common.INFO_KEYS`: ``seat``, ``captured`` (``(num_envs, 2)``:
+        learner's, opponent's), ``ply`` (``int64``), ``winner`` (``NO_WINNER``), ``illegal_action``
+        (``False``). Fresh arrays; both faces read their infos here."""
+        rows, seats = np.arange(self.num_envs), self._seats
+        cap = self._game.layout.captured.start
+        own, opp = self._states[rows, cap + seats], self._states[rows, cap + 1 - seats]
+        return {
+            "seat": seats.copy(),
+            "captured": np.stack([own, opp], axis=1).astype(np.int64),
+            "ply": self._states[:, self._game.layout.ply].astype(np.int64),
+            "winner": np.full(self.num_envs, NO_WINNER, dtype=np.int64),
+            "illegal_action": np.zeros(self.num_envs, dtype=np.bool_),
+        }
+
+    def end_infos(self, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The info values of the episodes that ended in the last step, as :meth:`infos` (the
+        finished episode's ``seat``; ``winner`` 0/1, ``DRAW``, or ``NO_WINNER`` when truncated),
+        plus ``truncated`` (bool): for the games ``rows`` (default: every game, valid in the rows
+        of :meth:`dones`)."""
+        ends = self._ends if rows is None else self._ends[rows]
+        truncated = ends[:, VK.END_TRUNCATED].astype(np.bool_)
+        return {
+            "seat": ends[:, VK.END_SEAT].astype(np.int64),
+            "captured": ends[:, [VK.END_OWN, VK.END_OPP]].astype(np.int64),
+            "ply": ends[:, VK.END_PLY].astype(np.int64),
+            "winner": np.where(truncated, NO_WINNER, ends[:, VK.END_WINNER]).astype(np.int64),
+            "illegal_action": ends[:, VK.END_ILLEGAL].astype(np.bool_),
+            "truncated": truncated,
+        }
 
     @property
     def ends(self) -> np.ndarray:
