@@ -346,3 +346,32 @@ def test_maskable_ppo_trains_on_the_vector_env():
         assert masks[np.arange(8), actions].all()
         obs, _, _, infos = vec.step(actions)
         assert not any(info.get("illegal_action") for info in infos)
+
+
+def test_infos_ends_plays_the_same_games_with_empty_running_infos():
+    full = MancalaVecEnv("en_dodoi", 16, seed=3, holes_per_row=6)
+    lean = MancalaVecEnv("en_dodoi", 16, seed=3, holes_per_row=6, infos="ends")
+    assert lean.info_mode == "ends" and full.info_mode == "all"
+    np.testing.assert_array_equal(full.reset(), lean.reset())
+    assert lean.reset_infos == full.reset_infos  # reset infos are always complete
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(150):
+        actions = np.argmax(full.action_masks() * rng.random((16, 6)), axis=1)
+        obs_f, rew_f, done_f, infos_f = full.step(actions)
+        obs_l, rew_l, done_l, infos_l = lean.step(actions)
+        np.testing.assert_array_equal(obs_f, obs_l)
+        np.testing.assert_array_equal(rew_f, rew_l)
+        np.testing.assert_array_equal(done_f, done_l)
+        for i in range(16):
+            if done_f[i]:
+                ended += 1
+                assert infos_l[i].keys() == infos_f[i].keys() and set(INFO_KEYS) <= infos_l[i].keys()
+                assert {k: v for k, v in infos_l[i].items() if k != "terminal_observation"} == {
+                    k: v for k, v in infos_f[i].items() if k != "terminal_observation"
+                }
+            else:
+                assert infos_l[i] == {} and set(infos_f[i]) == set(INFO_KEYS)
+    assert ended > 0
+    with pytest.raises(ValueError, match="infos must be one of all, ends"):
+        MancalaVecEnv("sadeqa_ii", 2, infos="some")

@@ -458,6 +458,7 @@ def train(args: Args, argv: list[str]) -> int:
         seed=derive_seed(run.session_seed, 2),
         counts=True,
         openings=starts,
+        infos="ends",  # the learner reads finished games only: no dict per game per step
     )
     if args.capture_shaping:
         env = CaptureShaping(env, args.capture_shaping, args.gamma)

@@ -30,6 +30,9 @@ Conventions (those of ``SingleAgentEnv`` unless said otherwise):
   :data:`~mancala_envs.envs.common.INFO_KEYS` as plain numbers: ``seat`` (the learner's),
   ``captured`` ((learner's, opponent's) ints), ``ply``, ``winner`` (-2 ``NO_WINNER`` while the
   game runs) and ``illegal_action`` (False).
+  ``infos="ends"``: the infos of running games are empty dicts (finished games' as below), for
+  speed: building a dict per game per step costs about 40% of the raw stepping rate; the
+  training scripts, which read only finished games, use it.
 - **Auto-reset** in the same step (``metadata["autoreset_mode"]``: ``AutoresetMode.SAME_STEP``, as
   SB3's own vector envs): a finished game restarts at once; ``infos[i]`` of that step is the
   finished episode's (``seat``, ``captured``, ``ply``, ``winner`` 0/1, -1 a draw or -2 truncated,
@@ -82,6 +85,9 @@ from mancala_envs.game import Game  # noqa: E402
 __all__ = ["MIN_GAMES_PER_THREAD", "MancalaVecEnv"]
 
 
+INFO_MODES = ("all", "ends")  # every step's infos, or only finished games'
+
+
 class MancalaVecEnv(VecEnv):
     """``num_envs`` games of one mancala game against a fixed opponent, as an SB3 ``VecEnv``.
 
@@ -111,11 +117,14 @@ class MancalaVecEnv(VecEnv):
         num_threads: int = 1,
         counts: bool = False,
         openings: Sequence[Any] | None = None,
+        infos: str = "all",
         **game_params: Any,
     ):
         if obs_format not in ("flat", "dict"):
             raise ValueError(f"obs_format must be 'flat' or 'dict', got {obs_format!r}")
-        self._obs_format = obs_format
+        if infos not in INFO_MODES:
+            raise ValueError(f"infos must be one of {', '.join(INFO_MODES)}, got {infos!r}")
+        self._obs_format, self.info_mode = obs_format, infos
         self._driver = d = VectorDriver(
             game,
             num_envs,
@@ -198,7 +207,10 @@ class MancalaVecEnv(VecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         done = self._driver.advance(stacklevel=3)  # the warning points at the caller of step()
-        infos = _info_dicts(self._driver.infos())
+        if self.info_mode == "all":
+            infos = _info_dicts(self._driver.infos())
+        else:  # "ends": a running game's infos stay empty (a dict per game per step costs ~40%)
+            infos = [{} for _ in range(self.num_envs)]
         if done.size:
             self._fill_end_infos(infos, done)
         return self._observations(), self._driver.rewards(), self._driver.dones(), infos
