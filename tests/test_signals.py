@@ -222,3 +222,31 @@ def test_sigterm_checkpoints_a_distillation_and_resume_finishes_it(tmp_path):
     assert 2 <= stopped < 3 * per_epoch
     assert distill_main(["--resume", str(run)]) == 0
     assert json.loads((run / "state.json").read_text())["updates"] == 3 * per_epoch
+
+
+# ---------------------------------------------------------------------------- RLlib
+
+
+RLLIB = ["--game", "sadeqa_ii", "--num-env-runners", "0", "--train-batch-size", "128", "--minibatch-size",
+         "64", "--num-epochs", "1", "--hidden", "16", "--frozen", "1", "--snapshot-every", "1",
+         "--eval-games", "2", "--eval-opponents", "random", "--num-cpus", "1"]  # fmt: skip
+
+
+@pytest.mark.rllib
+def test_sigterm_checkpoints_rllib_training_and_resume_continues(tmp_path):
+    pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+    out = tmp_path / "rl"
+    proc = stop_when(
+        ["-m", "mancala_envs.training.train_rllib", *RLLIB, "--iterations", "1000", "--out", str(out)],
+        lambda: lines(out / "progress.jsonl") >= 1,
+    )
+    assert proc.returncode == 143, proc.stderr[-2000:]
+    assert "interrupted by SIGTERM at iteration" in proc.stdout and "checkpoint saved" in proc.stdout
+    done = lines(out / "progress.jsonl")
+    assert done >= 1 and (out / "checkpoint").is_dir()
+    again = ["-m", "mancala_envs.training.train_rllib", *RLLIB, "--iterations", str(done + 1)]
+    resumed = subprocess.run(
+        [PY, *again, "--out", str(out), "--resume"], cwd=ROOT, capture_output=True, text=True, env=ENV
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "resumed" in resumed.stdout and lines(out / "progress.jsonl") == done + 1
