@@ -146,8 +146,11 @@ def load_pair(
     return module, config
 
 
-def check_sha256(config: dict[str, Any]) -> None:
-    """``ValueError`` naming ``sha256`` unless it is absent or a SHA-256 hex digest."""
+def check_file_record(config: dict[str, Any]) -> None:
+    """The fields every model file shares beside its network: ``trained`` (an object, for the
+    reader) and ``sha256`` (a SHA-256 hex digest), each optional; ``ValueError`` naming the field."""
+    if "trained" in config and not isinstance(config["trained"], dict):
+        raise ValueError(f"trained must be an object, got {config['trained']!r}")
     if "sha256" in config and not is_sha256(config["sha256"]):
         raise ValueError(f"sha256 must be 64 lowercase hex digits, got {config['sha256']!r}")
 

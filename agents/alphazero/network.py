@@ -53,8 +53,8 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.agents.model_files import (
+    check_file_record,
     check_model_game,
-    check_sha256,
     config_game,
     load_pair,
     pair_paths,
@@ -330,9 +330,7 @@ def validate_az_config(config: Any, game: Any = None) -> Any:
             need_number(search[key], f"search.{key}", minimum=0)
     if "settle_decided" in search and not isinstance(search["settle_decided"], bool):
         raise ValueError(f"search.settle_decided must be true or false, got {search['settle_decided']!r}")
-    if "trained" in config and not isinstance(config["trained"], dict):
-        raise ValueError(f"trained must be an object, got {config['trained']!r}")
-    check_sha256(config)
+    check_file_record(config)
     return model_game
 
 

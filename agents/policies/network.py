@@ -16,8 +16,8 @@ from gymnasium import spaces
 from mancala_envs.agents.model_files import (
     FORMAT,
     VERSION,
+    check_file_record,
     check_model_game,
-    check_sha256,
     config_game,
     load_pair,
     pair_paths,
@@ -142,9 +142,7 @@ def validate_policy_config(config: Any, game: Any = None) -> Any:
     need_equal(kwargs["total_seeds"], "features.kwargs.total_seeds", seeds)
     need_number(kwargs["scale"], "features.kwargs.scale", positive=True)
     need_int(kwargs["one_hot_max"], "features.kwargs.one_hot_max", 0, seeds)
-    if "trained" in config and not isinstance(config["trained"], dict):
-        raise ValueError(f"trained must be an object, got {config['trained']!r}")
-    check_sha256(config)
+    check_file_record(config)
     return model_game
 
 

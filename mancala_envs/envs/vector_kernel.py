@@ -39,10 +39,9 @@ from mancala_envs.rulesets import R_HOLES
 READY, NEED_OPPONENT = 0, 1
 # Kernel modes.
 MODE_LEARNER, MODE_OPPONENT, MODE_RESET, MODE_RESUME = 0, 1, 2, 3
-# Columns of the episode-end record (MancalaVecEnv._fill_end_infos unpacks a row in this order).
+# Columns of the episode-end record (VectorDriver.end_infos reads them).
 END_TRUNCATED, END_WINNER, END_OWN, END_OPP, END_PLY, END_SEAT, END_ILLEGAL = range(7)
 END_COLUMNS = 7
-NO_WINNER_CODE = -2  # the winner reported for a truncated game (the core's NO_WINNER)
 
 
 @kernel

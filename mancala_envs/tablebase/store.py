@@ -82,9 +82,6 @@ def read_header(path: Path) -> dict[str, Any]:
     if not file.is_file():
         raise ValueError(f"{path} is not a tablebase: no {HEADER}")
     header = read_config(file, FORMAT, VERSION, "header")
-    for key in ("game", "params", "rules", "holes", "max_seeds", "layers"):
-        if key not in header:
-            raise ValueError(f"{file} is damaged: no {key!r}")
     check_header(header, path)  # every field and the arrays' sizes, before anything is allocated
     return header
 
