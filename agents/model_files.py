@@ -46,6 +46,26 @@ FORMAT, VERSION = "mancala_envs.policy", 1
 MODELS_DIR = Path(str(resources.files("mancala_envs.models")))  # the shipped models (package data)
 
 
+SHIPPED_NAMES = {"policy": "{game}.json", "az": "az_{game}.json"}  # agent -> its shipped model's file
+
+
+def model_played(game: Any, agent: str, options: dict[str, str]) -> dict[str, str] | None:
+    """Which model file the agent ``agent`` with spec ``options`` plays in ``game``: ``{"file",
+    "sha256"}`` (the weights' checksum its JSON records; shipped files named relative to the
+    package, ``mancala_envs/models/...``), or ``None`` for an agent that plays no model file or
+    whose file is missing (the agent itself refuses it)."""
+    if agent not in SHIPPED_NAMES:
+        return None
+    shipped = MODELS_DIR / SHIPPED_NAMES[agent].format(game=game.name)
+    path = Path(options["path"]) if "path" in options else shipped
+    try:
+        digest = json.loads(path.read_text(encoding="utf-8")).get("sha256")
+    except (OSError, ValueError):
+        return None
+    is_shipped = path.resolve().parent == MODELS_DIR.resolve()
+    return {"file": f"mancala_envs/models/{path.name}" if is_shipped else str(path), "sha256": str(digest)}
+
+
 def shipped_model(name: str, game: Any, what: str, agent: str) -> Path:
     """The shipped model file ``name`` (package data, :data:`MODELS_DIR`) for ``game``; a
     ``ValueError`` naming ``agent:path=FILE`` as the way out when the package has none."""

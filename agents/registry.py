@@ -5,7 +5,7 @@ A spec is a name, optionally followed by ``:`` and comma-separated ``key=value``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from mancala_envs.agents.greedy import GreedyAgent
 from mancala_envs.agents.human import HumanAgent
 from mancala_envs.agents.mcts.agent import MCTSAgent
 from mancala_envs.agents.minimax.agent import MinimaxAgent
+from mancala_envs.agents.model_files import model_played
 from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.agents.policies.policy import PolicyAgent
 from mancala_envs.agents.policies.rllib import RLlibAgent
@@ -130,6 +131,19 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         except ValueError as err:
             raise ValueError(f"bad {name} parameter {key}: {err}") from None
     return factory(**params, seed=seed)  # each agent names itself with the spec that rebuilds it
+
+
+def models_played(game: Any, specs: Iterable[object]) -> dict[str, dict[str, str]]:
+    """``{spec: {"file", "sha256"}}`` for every spec string in ``specs`` that plays a model file
+    in ``game`` (``policy``, ``az``): what a result file records so that a table measured with a
+    model that has changed since can be marked stale."""
+    out = {}
+    for spec in specs:
+        if isinstance(spec, str):
+            record = model_played(game, *parse_spec(spec))
+            if record is not None:
+                out[spec] = record
+    return out
 
 
 class CallableAgent(Agent):

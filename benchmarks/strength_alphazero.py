@@ -11,19 +11,19 @@ is ``(wins + draws / 2) / games`` from the agent's side (a game stopped at ``max
 of ``mancala evaluate`` with the same seed (a spec is rebuilt with the arena's seed before every
 game; a network agent is loaded once and reseeded). Time per move: wall time of each side's ``act``
 calls over its own moves, on this machine as loaded when it ran, after one untimed warm-up move of
-each. ``--out``: the rows as JSON, rewritten after every match.
+each. ``--out``: the rows as a result file (:mod:`mancala_envs.infra.results`), rewritten after
+every match.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.agents.base import Agent
-from mancala_envs.agents.registry import make_agent, parse_spec
-from mancala_envs.infra.files import atomic_write
+from mancala_envs.agents.registry import make_agent, models_played, parse_spec
+from mancala_envs.infra.results import command_line, provenance, write_result
 
 
 class Timed(Agent):
@@ -75,7 +75,8 @@ def main() -> None:
         "| agent ms/move | opponent ms/move |"
     )
     print("|---|---|---:|---|---:|---:|---|---:|---:|")
-    rows = []
+    rows: list[dict] = []
+    record = provenance(command_line(), models_played(game, [*args.agents, *args.opponents]))
     warm = next(s for s in resolve_openings(game, "default", 8) if game.legal_mask(s).sum() > 1)
     for spec in args.agents:
         for opponent in args.opponents:
@@ -105,8 +106,16 @@ def main() -> None:
                 f"| {a.ms_per_move():.1f} | {b.ms_per_move():.1f} |",
                 flush=True,
             )
-            if args.out:
-                atomic_write(args.out, json.dumps(rows, indent=1) + "\n")
+            if args.out:  # rewritten after every match: an interrupt keeps the finished rows
+                payload = {
+                    "game": game.name,
+                    "params": dict(game.params),
+                    "seed": args.seed,
+                    "games": args.games,
+                    "rows": rows,
+                    "provenance": record,
+                }
+                write_result(args.out, payload)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,9 @@ runs in it (``.lock``).
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import json
-import os
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +31,7 @@ from mancala_envs.infra import interrupts
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.files import append_synced, atomic_write, read_json
 from mancala_envs.infra.locks import FolderLock
+from mancala_envs.infra.results import git_revision
 from mancala_envs.training.args import make_game
 
 T = TypeVar("T")
@@ -67,22 +65,6 @@ METRIC_COLUMNS = (
     "loss_value",
     "loss_policy_kl",
 )
-
-
-def git_revision() -> str:
-    """The project's git commit (``+dirty`` with uncommitted changes), or ``unknown``. Read-only:
-    ``GIT_OPTIONAL_LOCKS=0`` keeps ``git status`` from touching the index."""
-    root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    try:
-        run = functools.partial(subprocess.run, cwd=root, capture_output=True, text=True, timeout=10, env=env)
-        rev = run(["git", "rev-parse", "HEAD"])
-        if rev.returncode != 0:
-            return "unknown"
-        dirty = run(["git", "status", "--porcelain", "--untracked-files=no"])
-        return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def default_run_folder(base: str) -> Path:

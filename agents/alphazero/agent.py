@@ -36,7 +36,7 @@ from mancala_envs import Game, State
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
 from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number
-from mancala_envs.agents.model_files import shipped_model
+from mancala_envs.agents.model_files import SHIPPED_NAMES, shipped_model
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
@@ -62,7 +62,7 @@ def check_discount(value: Any) -> float:
 
 def shipped_az_model(game: Game) -> Path:
     """``models/az_<game>.json``; ``ValueError`` when it is not there."""
-    return shipped_model(f"az_{game.name}.json", game, "az model", "az")
+    return shipped_model(SHIPPED_NAMES["az"].format(game=game.name), game, "az model", "az")
 
 
 class AZAgent(NetworkAgent):

@@ -14,6 +14,7 @@ import argparse
 import csv
 import json
 import os
+import shlex
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from typing import NoReturn
 
 from mancala_envs import GAMES, Game, State, __version__, get_game
 from mancala_envs.agents.human import QuitGame
+from mancala_envs.agents.registry import models_played
 from mancala_envs.evaluation.arena import GAMES_FILE, load_records, play_game, replay, round_robin
 from mancala_envs.evaluation.arena.records import TornLineWarning
 from mancala_envs.evaluation.ratings import check_rating_options, compute_ratings
@@ -30,6 +32,7 @@ from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.interrupts import deferred_interrupts
 from mancala_envs.infra.locks import is_lock_file
+from mancala_envs.infra.results import provenance, write_result
 from mancala_envs.render import ansi_board, result_text, write_gif
 from mancala_envs.rulesets import parameter_help
 
@@ -222,6 +225,7 @@ def _main(argv: list[str]) -> int:
         if args.command is None:
             build_parser().print_help()
             return 2
+        args.argv = argv  # the command as typed, for the result files
         return {"play": _play, "tournament": _tournament, "replay": _replay}[args.command](args)
     except BrokenPipeError:  # output piped into e.g. head, which has gone: stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lets the interpreter's final flush succeed
@@ -341,6 +345,23 @@ def _tournament(args: argparse.Namespace) -> int:
     )
     ratings.plot(args.out / "ratings.png", title=title)
     _write_pairwise(result, args.out / "pairwise.csv")
+    command = shlex.join([PROG, *args.argv])
+    write_result(
+        args.out / "ratings.json",
+        {
+            "game": game.name,
+            "params": dict(game.params),
+            "games_per_pair": args.games,
+            "seed": args.seed,
+            "openings": str(args.openings),
+            "ratings": ratings.rows(),
+            "notes": ratings.notes(),
+            "pairs": [
+                _pair_row(result, a, b) for i, a in enumerate(result.agents) for b in result.agents[i + 1 :]
+            ],
+            "provenance": provenance(command, models_played(game, result.agents)),
+        },
+    )
     print(ratings.to_markdown())
     print(pairwise)
     if str(args.openings).lower() in ("none", "initial") and "only" in pairwise:
@@ -349,7 +370,7 @@ def _tournament(args: argparse.Namespace) -> int:
             "few distinct games",
             file=sys.stderr,
         )
-    print(f"games, results.csv, ratings.{{md,csv,png}} and pairwise.csv are in {args.out}")
+    print(f"games, results.csv, ratings.{{md,csv,png,json}} and pairwise.csv are in {args.out}")
     return 0
 
 
@@ -385,6 +406,23 @@ def _pairwise(result) -> str:
             if m.caveat():
                 notes.append(f"⚠ `{a}` vs `{b}`: {m.caveat()}.")
     return "\n".join([*lines, *(["", *notes] if notes else [])]) + "\n"
+
+
+def _pair_row(result, a: str, b: str) -> dict[str, object]:
+    """One pairing of a tournament as a result-file row (``a``'s side)."""
+    m = result.match(a, b)
+    return {
+        "agent": a,
+        "opponent": b,
+        "games": m.games,
+        "distinct": m.distinct,
+        "wins": m.wins,
+        "draws": m.draws,
+        "losses": m.losses,
+        "score": m.score,
+        "ci95": list(m.confidence_interval()),
+        "caveat": m.caveat(),
+    }
 
 
 def _write_pairwise(result, path: Path) -> None:

@@ -39,7 +39,7 @@ from typing import Any
 
 from mancala_envs import GAMES, Game, get_game
 from mancala_envs.agents.base import Agent
-from mancala_envs.agents.registry import AGENT_NAMES, make_agent, parse_spec
+from mancala_envs.agents.registry import AGENT_NAMES, make_agent, models_played, parse_spec
 from mancala_envs.evaluation.arena import GameRecord, MatchResult, play_match
 from mancala_envs.evaluation.arena.matches import check_even, check_seed
 from mancala_envs.evaluation.openings import resolve_openings
@@ -49,6 +49,7 @@ from mancala_envs.infra.extras import require
 from mancala_envs.infra.files import append_synced, atomic_write
 from mancala_envs.infra.interrupts import deferred_interrupts
 from mancala_envs.infra.locks import folder_lock
+from mancala_envs.infra.results import provenance, write_result
 from mancala_envs.rulesets import parameter_help
 
 DEFAULT_OPPONENTS = ("random", "greedy", "minimax:depth=2")
@@ -182,9 +183,11 @@ def write_report(
     notes: Sequence[str] = (),
     history: Sequence[dict[str, Any]] | None = None,
     openings: str = "default",
+    provenance: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Write ``report.json``, ``report.md`` (and ``learning_curve.png`` from an evaluation
-    ``history``) in ``out``; returns the rows."""
+    ``history``) in ``out``; returns the rows. With ``provenance``
+    (:func:`mancala_envs.infra.results.provenance`) ``report.json`` is a checked result file."""
     out = Path(out)
     rows = [result_row(r) for r in results]
     payload = {
@@ -194,7 +197,10 @@ def write_report(
         "openings": openings,
         "results": rows,
     }
-    atomic_write(out / "report.json", json.dumps(payload, indent=2) + "\n")
+    if provenance is not None:
+        write_result(out / "report.json", {**payload, "provenance": provenance})
+    else:
+        atomic_write(out / "report.json", json.dumps(payload, indent=2) + "\n")
     md = [
         f"# {title}",
         "",
@@ -332,6 +338,7 @@ def _main(argv: list[str], held: ExitStack) -> int:
         )
     if args.out is not None:
         command = shlex.join(["mancala", "evaluate", *argv])
+        specs = [a if isinstance(a, str) else a.name for a in agents] + list(args.opponents)
         write_report(
             args.out,
             game,
@@ -340,6 +347,7 @@ def _main(argv: list[str], held: ExitStack) -> int:
             "Evaluation",
             [f"Command: `{command}`"],
             openings=str(args.openings),
+            provenance=provenance(command, models_played(game, specs)),
         )
         print(f"report: {args.out / 'report.md'}; games: {args.out / 'games.jsonl'}")
     print(table(rows))

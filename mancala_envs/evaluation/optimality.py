@@ -1,6 +1,6 @@
 """How often an agent's move keeps the exact outcome: the optimality rate over a suite of positions.
 
-    mancala optimality GAME AGENT... [--holes-per-row N] [--suite FILE] [--seed S]
+    mancala optimality GAME AGENT... [--holes-per-row N] [--suite FILE] [--seed S] [--out FILE]
 
 A suite (:mod:`mancala_envs.tablebase.suites`) holds positions with their exact outcome ``G`` for
 the player to move and the outcome of every legal move (TABLEBASE.md §3). The agent acts once
@@ -13,15 +13,17 @@ with a 95% Wilson interval over the positions, and the blunders by kind — ``wi
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mancala_envs import GAMES, Game, get_game
 from mancala_envs.agents.base import Agent
-from mancala_envs.agents.registry import as_agent
+from mancala_envs.agents.registry import as_agent, models_played
 from mancala_envs.evaluation.arena.matches import wilson_interval
 from mancala_envs.infra import interrupts
+from mancala_envs.infra.results import provenance, write_result
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase.suites import SuiteEntry, load_suite
 
@@ -86,12 +88,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--suite", default=None, metavar="FILE", help="suite JSONL (default: shipped)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agents (0)")
+    parser.add_argument(
+        "--out", default=None, metavar="FILE", help="also write the rows as a result file (JSON)"
+    )
     return parser
+
+
+def result_rows(results: Sequence[OptimalityResult]) -> list[dict[str, object]]:
+    """The rows of a result file: agent, positions, optimal, rate, ci95, blunders."""
+    return [
+        {
+            "agent": r.agent,
+            "positions": r.positions,
+            "optimal": r.optimal,
+            "rate": r.rate,
+            "ci95": list(r.interval),
+            "blunders": r.blunders,
+        }
+        for r in results
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``mancala optimality``; returns the exit status."""
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
     game = get_game(
         args.game, **({} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row})
     )
@@ -99,10 +120,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     won = sum(e.outcome == 1 for e in suite)
     print(f"{game.name} suite: {len(suite)} positions ({won} won, {len(suite) - won} drawn for the mover)")
     print(header())
+    command = shlex.join(["mancala", "optimality", *argv])
+    record = provenance(command, models_played(game, args.agents))
+    results: list[OptimalityResult] = []
     try:
         with interrupts.sigterm_raises():
             for spec in args.agents:
-                print(optimality(game, spec, suite, seed=args.seed).row(), flush=True)
+                results.append(optimality(game, spec, suite, seed=args.seed))
+                print(results[-1].row(), flush=True)
+                if args.out is not None:  # rewritten after every agent: an interrupt keeps the rows
+                    payload = {
+                        "game": game.name,
+                        "params": dict(game.params),
+                        "suite": {"file": args.suite or "shipped", "positions": len(suite), "won": won},
+                        "seed": args.seed,
+                        "rows": result_rows(results),
+                        "provenance": record,
+                    }
+                    write_result(args.out, payload)
     except KeyboardInterrupt as e:  # the finished agents' rows are printed
         print(f"\nmancala optimality: {interrupts.stopped(e)}", file=sys.stderr)
         return interrupts.exit_status(e)
