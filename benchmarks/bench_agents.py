@@ -1,6 +1,7 @@
 """Search speed of the baseline agents on one core, beside OpenSpiel's C++ MCTS on Oware.
 
-    .venv/bin/python benchmarks/bench_agents.py [--sims 1000] [--depth 6] [--positions 6] [--rounds 3]
+    .venv/bin/python benchmarks/bench_agents.py [--sims 1000] [--depth 6] [--positions 6] [--rounds 3] \\
+        [--out FILE]
 
 For each game: MCTS simulations per second (``MCTSAgent.search`` with ``--sims`` simulations from each
 of ``--positions`` positions: the start and positions reached by random play) and alpha-beta nodes per
@@ -8,7 +9,8 @@ second (``MinimaxAgent.search`` to ``--depth`` on the same positions). In the sa
 ``MCTSBot`` with a one-rollout ``RandomRolloutEvaluator`` plays ``--sims`` simulations from Oware
 positions reached the same way; the ratio column is our simulations/s over OpenSpiel's. The two
 are measured in alternating rounds and each figure is the best round (least disturbed by other load).
-Run on demand only (not part of the tests). Needs ``open-spiel`` (``pip install .[bench]``).
+``--out FILE``: the table as a result file (``benchmarks/results_file.py``). Run on demand only (not
+part of the tests). Needs ``open-spiel`` (``pip install .[bench]``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import time
 
 import numpy as np
+from results_file import per_second, start, times, variant, write_table
 
 import mancala_envs
 from mancala_envs.agents.mcts.agent import MCTSAgent
@@ -92,7 +95,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=6, help="positions per game")
     parser.add_argument("--rounds", type=int, default=3, help="alternating measurement rounds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="also write the table as a result file (JSON) here")
     args = parser.parse_args(argv)
+    record = start()
     theirs = 0.0
     ours = {name: (0.0, 0.0) for name in mancala_envs.GAMES}
     for _ in range(args.rounds):
@@ -102,8 +107,37 @@ def main(argv: list[str] | None = None) -> None:
             ours[name] = (max(ours[name][0], sims_s), max(ours[name][1], nodes_s))
     print(f"OpenSpiel MCTSBot (C++, random rollouts) on oware: {theirs:,.0f} simulations/s")
     print(f"{'game':<14} {'MCTS sims/s':>12} {'vs OpenSpiel':>13} {'alpha-beta nodes/s':>19}")
+    rows = [["OpenSpiel MCTSBot (C++), Oware (peer)", per_second(theirs), times(1.0), "—"]]
+    label = "MCTS simulations/s (× OpenSpiel's C++ MCTSBot)"
+    headline: dict = {label: {}}
     for name, (sims_s, nodes_s) in ours.items():
         print(f"{name:<14} {sims_s:>12,.0f} {sims_s / theirs:>12.2f}x {nodes_s:>19,.0f}")
+        shown = variant(mancala_envs.get_game(name))
+        rows.append([shown, per_second(sims_s), times(sims_s / theirs), per_second(nodes_s)])
+        headline[label][shown] = f"{per_second(sims_s)} ({times(sims_s / theirs)})"
+    write_table(
+        args.out,
+        "Search speed: MCTS and alpha-beta vs OpenSpiel's MCTSBot (one core)",
+        ["game", "MCTS simulations/s", "vs OpenSpiel", "alpha-beta nodes/s"],
+        rows,
+        "---|---:|---:|---:",
+        [
+            f"`MCTSAgent.search` with {args.sims} simulations and `MinimaxAgent.search` to depth "
+            f"{args.depth} from {args.positions} positions per game (the start and positions reached by "
+            "random play); the peer is OpenSpiel's C++ `MCTSBot` with a one-rollout "
+            f"`RandomRolloutEvaluator`, {args.sims} simulations from Oware positions reached the same way. "
+            f"Each figure is the best of {args.rounds} alternating rounds.",
+        ],
+        {
+            "openspiel_mcts_sims_per_s": theirs,
+            "games": {
+                name: {"mcts_sims_per_s": s, "alphabeta_nodes_per_s": n} for name, (s, n) in ours.items()
+            },
+            "settings": {k: getattr(args, k) for k in ("sims", "depth", "positions", "rounds", "seed")},
+        },
+        record,
+        headline,
+    )
 
 
 if __name__ == "__main__":

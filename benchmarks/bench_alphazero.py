@@ -1,7 +1,7 @@
 """Self-play throughput of the AlphaZero search on this machine, beside OpenSpiel's AlphaZero actor loop.
 
     .venv/bin/python benchmarks/bench_alphazero.py [--games 256] [--sims 32] [--moves 16] [--threads 1] \\
-        [--lookahead 64] [--replies 32] [--game en_dodoi]
+        [--lookahead 64] [--replies 32] [--game en_dodoi] [--out FILE]
 
 For each game: ``--games`` self-play games advance ``--moves`` moves in lockstep, each move one
 batched Gumbel search of ``--sims`` simulations (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`)
@@ -21,6 +21,7 @@ network on one leaf at a time (``AlphaZeroEvaluator``, with a cache). The compar
 loop — ``MCTSBot`` with ``--sims`` simulations and an evaluator calling a torch MLP of the same
 size, one leaf at a time, with a cache — on OpenSpiel's Oware (a mancala with 6 holes a row), in
 the same process. Needs ``open-spiel`` (``pip install .[bench]``). Run on demand, not by the tests.
+``--out FILE``: the table as a result file (``benchmarks/results_file.py``).
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ import time
 
 import numpy as np
 import torch
+from results_file import per_second, start, variant, write_table
 
 import mancala_envs
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.network import build_network, input_plies, network_config, torch_evaluator
 from mancala_envs.agents.alphazero.search import GumbelSearch
+from mancala_envs.agents.registry import models_played
 
 
 def timed_evaluator(net):
@@ -169,7 +172,14 @@ def main() -> None:
     p.add_argument("--lookahead", type=int, default=64, help="the network's per-move head (0: counts only)")
     p.add_argument("--replies", type=int, default=0, help="the reply encoder (two-ply lookahead; 0: none)")
     p.add_argument("--game", nargs="+", default=list(mancala_envs.GAMES), choices=mancala_envs.GAMES)
+    p.add_argument("--out", default=None, help="also write the table as a result file (JSON) here")
     args = p.parse_args()
+    models = {
+        f"{spec} ({name})": model
+        for name in args.game
+        for spec, model in models_played(mancala_envs.get_game(name), ["az"]).items()
+    }
+    record = start(models)
     torch.set_num_threads(args.threads)
     print(
         f"self-play: {args.games} games x {args.sims} simulations, {args.moves} moves, "
@@ -179,6 +189,7 @@ def main() -> None:
         "| game | positions/s | network evaluations/s | time in the network | act, 100 sims | act, 200 sims |"
     )
     print("|---|---:|---:|---:|---:|---:|")
+    rows, raw = [], {}
     for name in args.game:
         r = bench_selfplay(name, args.games, args.sims, args.moves, args.seed, args.lookahead, args.replies)
         print(
@@ -186,15 +197,65 @@ def main() -> None:
             f"| {r['ms_100']:.1f} ms | {r['ms_200']:.1f} ms |",
             flush=True,
         )
+        rows.append(
+            [
+                variant(mancala_envs.get_game(name)),
+                per_second(r["positions_per_s"]),
+                per_second(r["evals_per_s"]),
+                f"{r['network_share']:.0%}",
+                f"{r['ms_100']:.1f} ms",
+                f"{r['ms_200']:.1f} ms",
+            ]
+        )
+        raw[name] = r
     os_moves = max(8, args.moves // 2)
     r = bench_openspiel(args.sims, os_moves, args.seed)
+    peer_note = (
+        f"Peer: OpenSpiel's AlphaZero actor loop, `MCTSBot` with {args.sims} simulations and a torch MLP "
+        f"of the same size evaluating one leaf at a time (with a cache), {os_moves} moves on Oware "
+        "(OpenSpiel's own `alpha_zero` needs JAX, which this project does not install)."
+    )
     if r is None:
+        peer_note = "Peer: not measured (OpenSpiel not installed)."
         print("OpenSpiel: not installed (pip install .[bench])")
     else:
         print(
             f"| OpenSpiel MCTSBot + per-leaf torch evaluator, oware | {r['positions_per_s']:,.1f} "
             f"| {r['evals_per_s']:,.0f} | | | |"
         )
+        peer = "OpenSpiel `MCTSBot` + per-leaf torch evaluator, Oware (peer)"
+        rows.append([peer, f"{r['positions_per_s']:,.1f}", per_second(r["evals_per_s"]), "—", "—", "—"])
+        raw["openspiel_oware"] = {**r, "moves": os_moves}
+    write_table(
+        args.out,
+        "AlphaZero self-play throughput vs OpenSpiel's actor loop",
+        [
+            "game",
+            "self-play positions/s",
+            "network evaluations/s",
+            "time in the network",
+            "act, 100 sims",
+            "act, 200 sims",
+        ],
+        rows,
+        "---|---:|---:|---:|---:|---:",
+        [
+            f"{args.games} self-play games × {args.sims} simulations of batched Gumbel search, "
+            f"{args.moves} moves in lockstep, {args.threads} torch thread(s), an untrained network of the "
+            f"training's default size (128 × 128, per-move head {args.lookahead}, reply encoder "
+            f"{args.replies or 'none'}). *act*: one move of the agent (batch of one) from a position a few "
+            "random plies in, mean of 5.",
+            peer_note,
+        ],
+        {
+            "games": raw,
+            "settings": {
+                k: getattr(args, k)
+                for k in ("games", "sims", "moves", "threads", "seed", "lookahead", "replies")
+            },
+        },
+        record,
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Rules-core speed against OpenSpiel's oware, measured side by side in one run (one core).
 
-    python benchmarks/bench_core.py [--quick]
+    python benchmarks/bench_core.py [--quick] [--out FILE]
 
 (a) a Python loop of ``legal_mask`` + ``apply`` over random playouts vs the same loop over
     pyspiel's ``legal_actions`` + ``apply_action``; target >= 1.0x;
@@ -9,7 +9,8 @@
 (c) the same Python loop over the mutable :meth:`Game.cursor` (``legal_actions`` + ``apply`` in
     place, the path for Python search code) vs the pyspiel loop of (a).
 
-Needs the ``bench`` extra (``pip install -e ".[bench]"``) for pyspiel.
+``--out FILE``: the table as a result file (``benchmarks/results_file.py``). Needs the ``bench``
+extra (``pip install -e ".[bench]"``) for pyspiel.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import argparse
 import os
 import random
 import time
+
+from results_file import per_second, start, times, variant, write_table
 
 import mancala_envs
 
@@ -99,7 +102,9 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="fewer games (a smoke run, noisier figures)")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many runs per figure")
+    parser.add_argument("--out", default=None, help="also write the table as a result file (JSON) here")
     args = parser.parse_args()
+    record = start()
     try:
         import pyspiel
     except ImportError as err:
@@ -123,6 +128,19 @@ def main() -> None:
         f"{'game':<14}{'(a) loop moves/s':>18}{'ratio':>8}{'(b) random_games':>20}{'ratio':>8}"
         f"{'(c) cursor loop':>18}{'ratio':>8}"
     )
+    rows = [
+        [
+            "OpenSpiel oware (peer)",
+            per_second(spiel_loop),
+            times(1.0),
+            per_second(spiel_c),
+            times(1.0),
+            "—",
+            "—",
+        ]
+    ]
+    raw = {"openspiel_oware": {"python_loop": spiel_loop, "evaluate_bots": spiel_c}}
+    headline = {"moves/s, compiled random games (× OpenSpiel's C++ loop)": {}}
     for name, params in GAMES:
         game = mancala_envs.get_game(name, **params)
         loop = best_of(args.repeats, lambda game=game: ours_python_loop(game, loop_games))
@@ -132,7 +150,49 @@ def main() -> None:
             f"{name:<14}{loop:>18,.0f}{loop / spiel_loop:>7.2f}x{batch:>20,.0f}{batch / spiel_c:>7.2f}x"
             f"{cursor:>18,.0f}{cursor / spiel_loop:>7.2f}x"
         )
+        rows.append(
+            [
+                variant(game),
+                per_second(loop),
+                times(loop / spiel_loop),
+                per_second(batch),
+                times(batch / spiel_c),
+                per_second(cursor),
+                times(cursor / spiel_loop),
+            ]
+        )
+        raw[name] = {"python_loop": loop, "random_games": batch, "cursor_loop": cursor}
+        headline["moves/s, compiled random games (× OpenSpiel's C++ loop)"][variant(game)] = (
+            f"{per_second(batch)} ({times(batch / spiel_c)})"
+        )
     print("targets: (a) >= 1.0x, (b) >= 2.0x; (c) is the in-place path, for comparison with (a)")
+    write_table(
+        args.out,
+        "Rules core vs OpenSpiel oware (one core)",
+        [
+            "game",
+            "(a) Python loop moves/s",
+            "(a) vs OpenSpiel",
+            "(b) compiled moves/s",
+            "(b) vs OpenSpiel",
+            "(c) cursor loop moves/s",
+            "(c) vs OpenSpiel (a)",
+        ],
+        rows,
+        "---|---:|---:|---:|---:|---:|---:",
+        [
+            f"Uniformly random games, one core, best of {args.repeats} runs per figure ({loop_games} "
+            f"games per loop figure, {batch_games:,} per compiled figure, {batch_games // 2:,} for "
+            "OpenSpiel's). (a) `legal_mask` + `apply` in a Python loop vs pyspiel's `legal_actions` + "
+            "`apply_action`; (b) `random_games` vs OpenSpiel's C++ loop (`pyspiel.evaluate_bots`, two "
+            "uniform random bots); (c) the Python loop over the in-place `Game.cursor()`, against the "
+            "pyspiel loop of (a).",
+            "Targets: (a) ≥ 1.0×, (b) ≥ 2.0×; (c) is the in-place path, for comparison with (a).",
+        ],
+        raw,
+        record,
+        headline,
+    )
 
 
 if __name__ == "__main__":

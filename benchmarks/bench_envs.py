@@ -1,6 +1,6 @@
 """Environment speed, measured side by side in one run (pinned to one core).
 
-    python benchmarks/bench_envs.py [--quick]
+    python benchmarks/bench_envs.py [--quick] [--out FILE]
 
 (1) AEC steps/s through ``mancala_envs.<game>_v0.env()`` against PettingZoo's own
     ``connect_four_v3.env()``: the same loop (``reset(seed)``, ``agent_iter``/``last``/``step``,
@@ -12,7 +12,8 @@
     learner actions from ``action_masks()`` with numpy. Target >= 1,000,000 at 1024 envs.
 
 Each figure is the best of ``--repeats`` timed runs of ``--seconds`` each. Other processes on
-the machine lower the figures, the threaded one most.
+the machine lower the figures, the threaded one most. ``--out FILE``: both as one table in a
+result file (``benchmarks/results_file.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import random
 import time
 
 import numpy as np
+from results_file import per_second, start, times, variant, write_table
 
+import mancala_envs
 from mancala_envs.envs.vector import MancalaVecEnv
 
 GAMES = ["songo_ewondo", "sadeqa_ii", "en_dodoi"]
@@ -84,7 +87,9 @@ def main() -> None:
         "--repeats", type=int, default=None, help="best of this many runs (default 3, quick 1)"
     )
     parser.add_argument("--seconds", type=float, default=None, help="per run (default 1.0, quick 0.25)")
+    parser.add_argument("--out", default=None, help="also write the table as a result file (JSON) here")
     args = parser.parse_args()
+    record = start()
     repeats = args.repeats or (1 if args.quick else 3)
     seconds = args.seconds or (0.25 if args.quick else 1.0)
     all_cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
@@ -119,6 +124,11 @@ def main() -> None:
         vec.close()
         return rate
 
+    none = ["—"] * (len(VEC_SIZES) + 3)
+    rows = [["PettingZoo connect_four_v3 (peer)", per_second(base), times(1.0), *none]]
+    raw: dict = {"aec": rates, "vec": {}}
+    label = "AEC env steps/s (× PettingZoo's connect_four_v3)"
+    headline: dict = {label: {}}
     for name in GAMES:
         set_cores({min(all_cores)} if all_cores else None)
         row = [measure(name, n, 1) for n in VEC_SIZES]
@@ -132,8 +142,53 @@ def main() -> None:
             + "".join(f"{r:>13,.0f}" for r in row[:-1])
             + f"{row[-1]:>19,.0f}{lean:>18,.0f}{best / VEC_TARGET:>14.2f}x"
         )
+        aec = rates[f"{name}_v0"]
+        vec_cells = [per_second(r) for r in [*row, lean]]
+        rows.append(
+            [
+                variant(mancala_envs.get_game(name)),
+                per_second(aec),
+                times(aec / base),
+                *vec_cells,
+                times(best / VEC_TARGET),
+            ]
+        )
+        headline[label][variant(mancala_envs.get_game(name))] = f"{per_second(aec)} ({times(aec / base)})"
+        raw["vec"][name] = {
+            **{f"{n}_envs": r for n, r in zip(VEC_SIZES, row[:-1], strict=True)},
+            "1024_envs_threads_2": row[-1],
+            "1024_envs_infos_ends": lean,
+        }
     print("    (the threaded column uses MancalaVecEnv(..., num_threads=2); best / target: the default")
     print("    infos, every game's keys every step; infos='ends', what the training scripts use)")
+    write_table(
+        args.out,
+        "Environments: AEC steps/s vs connect_four_v3, vector env-steps/s",
+        [
+            "game",
+            "AEC steps/s",
+            "vs connect_four_v3",
+            *(f"vector, {n} env{'s' * (n > 1)}" for n in VEC_SIZES),
+            f"vector, {threads} (2 threads)",
+            "vector, 1024, infos='ends'",
+            "best / target",
+        ],
+        rows,
+        "|".join(["---", "---:", "---:", *["---:"] * len(VEC_SIZES), "---:", "---:", "---:"]),
+        [
+            f"Each figure the best of {repeats} runs of {seconds:g} s. AEC: whole random games through "
+            "`mancala_envs.<game>_v0.env()` and PettingZoo's `connect_four_v3.env()`, the same loop; "
+            f"target ≥ {AEC_TARGET:.0f}× connect_four_v3.",
+            "Vector: `MancalaVecEnv` env-steps/s (a learner move, the random opponent's reply, auto-reset "
+            "and the observations) with random legal learner moves; one core except the threaded column "
+            f"(`num_threads=2` on {len(all_cores or [1])} cores). Best / target: the better of 1024 envs "
+            f"on one core and threaded, default infos, over {VEC_TARGET:,}; infos='ends' is what the "
+            "training scripts use.",
+        ],
+        raw,
+        record,
+        headline,
+    )
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
 """Tablebase builds: time, positions/s, peak memory and file size per game and K.
 
     python benchmarks/bench_tablebase.py                          # every game at a quick K
-    python benchmarks/bench_tablebase.py sadeqa_ii:16 en_dodoi8:12 songo_ewondo:14 --out DIR
+    python benchmarks/bench_tablebase.py sadeqa_ii:16 en_dodoi8:12 songo_ewondo:14 --tables DIR --out FILE
 
 Each ``GAME[WIDTH]:K`` is built in its own subprocess (so its peak memory is its own) into
 ``DIR/<table name>`` (default: a temporary folder, deleted afterwards). An existing table there
 is extended: ``build s`` is then the sum of its layers' build times over every run, as the
 header records them. ``positions`` counts covered positions (both players to move);
 ``peak MB`` is the build process's maximum resident set (``resource.getrusage``), the
-memory-mapped table pages included. One JSON line per build is appended to ``--json`` if given.
+memory-mapped table pages included. ``--out FILE``: the table as a result file
+(``benchmarks/results_file.py``), rewritten after every build; ``--out`` with a name not ending
+in ``.json`` is the tables folder, as before ``--tables``. One JSON line per build is appended to
+``--json`` if given.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from results_file import per_second, start, variant, write_table
 
 QUICK = ["songo_ewondo:8", "sadeqa_ii:10", "en_dodoi8:7"]
 
@@ -35,6 +40,11 @@ def parse_target(text: str) -> tuple[str, dict, int]:
         params["holes_per_row"] = int(name[len("en_dodoi") :])
         name = "en_dodoi"
     return name, params, int(k)
+
+
+def megabytes(mb: float) -> str:
+    """``0.4 MB``, ``961 MB``, ``1.4 GB``."""
+    return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:,.{0 if mb >= 10 else 1}f} MB"
 
 
 def build_one(target: str, out: Path) -> dict:
@@ -70,21 +80,33 @@ def build_one(target: str, out: Path) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=QUICK, help="GAME[WIDTH]:K, e.g. en_dodoi8:12")
-    parser.add_argument("--out", type=Path, default=None, help="tables folder (default: temporary)")
+    parser.add_argument("--tables", type=Path, default=None, help="tables folder (default: temporary)")
+    parser.add_argument(
+        "--out", default=None, help="write the table as a result file (FILE.json; another name: --tables)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="append one JSON line per build here")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # the subprocess side
     args = parser.parse_args(argv)
+    if args.out is not None and not args.out.endswith(".json"):  # the old --out DIR
+        if args.tables is not None:
+            parser.error("--out names a tables folder (no .json) and --tables is given too")
+        args.tables, args.out = Path(args.out), None
     for target in args.targets:
         parse_target(target)
     if args.one:
-        print(json.dumps(build_one(args.targets[0], args.out)))
+        print(json.dumps(build_one(args.targets[0], args.tables)))
         return
+    from mancala_envs import get_game
+
+    record = start()
+    rows, raw = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        out = args.out or Path(tmp)
+        out = args.tables or Path(tmp)
         heads = ("positions", 13), ("build s", 8), ("pos/s", 10), ("peak MB", 8), ("file MB", 8)
         print(f"{'table':<14} {'K':>3} " + " ".join(f"{h:>{w}}" for h, w in heads))
         for target in args.targets:
-            cmd = [sys.executable, __file__, "--one", "--out", str(out), target]
+            name, params, _ = parse_target(target)
+            cmd = [sys.executable, __file__, "--one", "--tables", str(out), target]
             done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True)
             row = json.loads(done.stdout.strip().splitlines()[-1])
             print(
@@ -95,6 +117,33 @@ def main(argv: list[str] | None = None) -> None:
             if args.json is not None:
                 with open(args.json, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(row) + "\n")
+            rows.append(
+                [
+                    variant(get_game(name, **params)),
+                    row["max_seeds"],
+                    f"{row['positions']:,}",
+                    f"{row['build_s']:,.{0 if row['build_s'] >= 10 else 1}f} s",
+                    per_second(row["positions_per_s"]),
+                    megabytes(row["peak_mb"]),
+                    megabytes(row["file_mb"]),
+                ]
+            )
+            raw.append({"target": target, **row})
+            write_table(  # after every build: an interrupt keeps the finished rows
+                args.out,
+                "Builds, one at a time",
+                ["table", "K", "positions", "build time", "positions/s", "peak memory", "files"],
+                rows,
+                "---|---:|---:|---:|---:|---:|---:",
+                [
+                    "One build at a time, each in its own process (K: the most seeds on the board). "
+                    "Build time: the sum of the table's layer build times (over every run, for a table "
+                    "extended from an earlier build); peak memory: the build process's maximum resident "
+                    "set, memory-mapped table pages included; files: the table folder's size."
+                ],
+                {"builds": raw},
+                record,
+            )
 
 
 if __name__ == "__main__":
