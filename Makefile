@@ -9,7 +9,7 @@ EXTRAS ?= dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: train demo test lint bench notebooks clean
+.PHONY: train demo test lint bench notebooks docs results clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,12 @@ test: $(STAMP)  ## lint, then the whole test suite
 notebooks: $(STAMP)  ## run every notebook in full and keep its outputs in the file (NB=01_... for one)
 	cd notebooks && for nb in $(or $(NB),*.ipynb); do \
 		../$(PY) -m jupyter execute --inplace --timeout=-1 "$$nb" || exit 1; done
+
+docs: $(STAMP)  ## the documentation site, warnings as errors, into docs/_build/html (needs the docs extra, in dev)
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+
+results: $(STAMP)  ## render docs/results/*.md and the README's headline table from the result files in results/
+	$(PY) docs/render_results.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -3,7 +3,7 @@
 An agent has
 
 - ``name``: the spec string that rebuilds it with :func:`mancala_envs.agents.make_agent`
-(``"minimax:depth=4"``);
+  (``"minimax:depth=4"``);
 - ``rng``: its own seeded :class:`numpy.random.Generator` (the same seed gives the same games);
   ``reseed(seed)`` replaces it;
 - ``act(game, state) -> int``: a legal local action for ``state.to_move``;

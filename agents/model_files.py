@@ -9,7 +9,7 @@ a name of :data:`mancala_envs.agents.policies.features.EXTRACTORS`), ``sha256`` 
 ``.pt`` file's bytes, checked before the weights are read) and, for the reader, ``trained`` (steps,
 command, revision). :mod:`mancala_envs.agents.policies.network` builds, validates
 (:func:`~mancala_envs.agents.policies.network.validate_policy_config`) and loads the policy of a
-pair. A pair without ``sha256`` (written before 0.5) loads with an
+pair. A pair without ``sha256`` (written before the checksums, release 0.2.0 and earlier) loads with an
 :class:`~mancala_envs.infra.config_files.UncheckedFileWarning`.
 
 sb3-contrib's own ``.zip`` checkpoints are pickles: :func:`load_zip` opens one only when the

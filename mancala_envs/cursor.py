@@ -6,7 +6,7 @@ allocations besides the compiled move. A cursor keeps a stack of packed position
 lookup: :func:`mancala_envs.core.fast.entry_point`), :meth:`Cursor.undo` takes it back (no call at
 all), and :meth:`Cursor.legal_actions` is a cached tuple. The rules are the core's
 (:func:`mancala_envs.core.engine.play`); illegal moves raise :class:`IllegalMoveError` as
-``Game.apply`` does. :meth:`Cursor.state` returns the current position as an immutable ``State``.
+``Game.apply`` does. :meth:`Cursor.state` returns the current position as an immutable ``State``::
 
     cursor = game.cursor()
     while not cursor.is_over:

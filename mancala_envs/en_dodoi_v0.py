@@ -29,6 +29,29 @@ Arguments: ``holes_per_row`` (6..10, default 8) and those of
 ``pettingzoo.make("parallel", "mancala/en_dodoi-v0")`` (``waiting_noop=True``:
 :mod:`mancala_envs.envs.parallel`).
 
+The environment at a glance (PettingZoo's table):
+
+====================  ========================================================================================
+Import                ``from mancala_envs import en_dodoi_v0``
+Actions               Discrete
+Parallel API          Yes: ``en_dodoi_v0.parallel_env()``
+Manual control        Yes: ``mancala play en_dodoi --p0 human``
+Agents                ``agents = ["player_0", "player_1"]``
+Number of agents      2
+Action shape          ``Discrete(8)``; ``Discrete(n)`` with ``holes_per_row=n`` (6..10)
+Action values         ``0..n-1``, the mover's local hole (RULES.md §1)
+Observation shape     ``observation``: ``(18,)``; ``action_mask``: ``(8,)``; ``(2n + 2,)`` and ``(n,)`` with
+                      ``holes_per_row=n``
+Observation values    ``observation``: [0, 1], ``float32``; ``action_mask``: 0 or 1, ``int8``
+Action mask           ``observation["action_mask"]``; with ``obs_format="flat"``:
+                      ``infos[agent]["action_mask"]``
+Rewards               +1 winner, -1 loser, 0 both on a draw or truncation; only at the end
+Registered ids        ``pettingzoo.make("aec", "mancala/en_dodoi-v0")``, ``pettingzoo.make("parallel",
+                      "mancala/en_dodoi-v0")``
+Gymnasium id          ``mancala_envs/EnDodoi-v0`` (one seat against an opponent:
+                      :mod:`mancala_envs.envs.single`)
+====================  ========================================================================================
+
 Version history: v0 — first release.
 """
 

@@ -32,6 +32,28 @@ described in :mod:`mancala_envs.envs.aec`. Registered as
 ``pettingzoo.make("aec", "mancala/sadeqa_ii-v0")`` and ``pettingzoo.make("parallel",
 "mancala/sadeqa_ii-v0")`` (``waiting_noop=True``: :mod:`mancala_envs.envs.parallel`).
 
+The environment at a glance (PettingZoo's table):
+
+====================  ========================================================================================
+Import                ``from mancala_envs import sadeqa_ii_v0``
+Actions               Discrete
+Parallel API          Yes: ``sadeqa_ii_v0.parallel_env()``
+Manual control        Yes: ``mancala play sadeqa_ii --p0 human``
+Agents                ``agents = ["player_0", "player_1"]``
+Number of agents      2
+Action shape          ``Discrete(6)``
+Action values         ``0..5``, the mover's local hole (RULES.md §1)
+Observation shape     ``observation``: ``(16,)``; ``action_mask``: ``(6,)``
+Observation values    ``observation``: [0, 1], ``float32``; ``action_mask``: 0 or 1, ``int8``
+Action mask           ``observation["action_mask"]``; with ``obs_format="flat"``:
+                      ``infos[agent]["action_mask"]``
+Rewards               +1 winner, -1 loser, 0 both on a draw or truncation; only at the end
+Registered ids        ``pettingzoo.make("aec", "mancala/sadeqa_ii-v0")``, ``pettingzoo.make("parallel",
+                      "mancala/sadeqa_ii-v0")``
+Gymnasium id          ``mancala_envs/SadeqaII-v0`` (one seat against an opponent:
+                      :mod:`mancala_envs.envs.single`)
+====================  ========================================================================================
+
 Version history: v0 — first release.
 """
 

@@ -30,6 +30,28 @@ described in :mod:`mancala_envs.envs.aec`. Registered as
 ``pettingzoo.make("aec", "mancala/songo_ewondo-v0")`` and ``pettingzoo.make("parallel",
 "mancala/songo_ewondo-v0")`` (``waiting_noop=True``: :mod:`mancala_envs.envs.parallel`).
 
+The environment at a glance (PettingZoo's table):
+
+====================  ========================================================================================
+Import                ``from mancala_envs import songo_ewondo_v0``
+Actions               Discrete
+Parallel API          Yes: ``songo_ewondo_v0.parallel_env()``
+Manual control        Yes: ``mancala play songo_ewondo --p0 human``
+Agents                ``agents = ["player_0", "player_1"]``
+Number of agents      2
+Action shape          ``Discrete(7)``
+Action values         ``0..6``, the mover's local hole (RULES.md §1)
+Observation shape     ``observation``: ``(16,)``; ``action_mask``: ``(7,)``
+Observation values    ``observation``: [0, 1], ``float32``; ``action_mask``: 0 or 1, ``int8``
+Action mask           ``observation["action_mask"]``; with ``obs_format="flat"``:
+                      ``infos[agent]["action_mask"]``
+Rewards               +1 winner, -1 loser, 0 both on a draw or truncation; only at the end
+Registered ids        ``pettingzoo.make("aec", "mancala/songo_ewondo-v0")``, ``pettingzoo.make("parallel",
+                      "mancala/songo_ewondo-v0")``
+Gymnasium id          ``mancala_envs/SongoEwondo-v0`` (one seat against an opponent:
+                      :mod:`mancala_envs.envs.single`)
+====================  ========================================================================================
+
 Version history: v0 — first release.
 """
 

@@ -50,3 +50,9 @@ def interrupt_training(
     assert proc.returncode == 130, err[-2000:]
     assert "checkpoint saved" in out
     return out
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``early`` (the slowest single tests, such as the docs build) run first, so that
+    pytest-xdist does not leave one of them running alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("early") is None)  # stable: the rest keep their order

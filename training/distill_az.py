@@ -1,51 +1,16 @@
 """Distil minimax over an ``az`` model's value head into a network that reads more plies: expert
 iteration with a full-width minimax expert (``mancala distill-az``).
 
-    python -m mancala_envs.training.distill_az --game en_dodoi --teacher ONE_PLY.json --out
-    runs/distill_en_dodoi
-    python -m mancala_envs.training.distill_az --resume runs/distill_en_dodoi
+One readable script in the CleanRL manner (the arguments are the fields of :class:`Args`):
+positions played by the teacher's network, labelled by minimax to ``depth`` plies over its value
+head, then ``epochs`` passes of supervised learning for the student.
 
-One readable script in the CleanRL manner (the arguments are the fields of :class:`Args`).
+::
 
-**Positions.** ``games`` games at once, each from a random opening of the game (1 to its suite's
-most plies; ``train_openings`` of them, seeded), are played by the teacher's network alone,
-sampling its move from ``softmax(logits / temperature)``, until ``positions`` positions are seen.
+    python -m mancala_envs.training.distill_az --game en_dodoi --teacher ONE_PLY.json --out runs/distill
+    python -m mancala_envs.training.distill_az --resume runs/distill
 
-**Labels.** Each position is searched by full-width minimax to ``depth`` plies over the teacher's
-value head (:mod:`mancala_envs.agents.alphazero.value_minimax`: finished positions count their result; values
-credited by
-player id). The policy target is uniform over the moves of the best value (ties within 1e-9), the
-value target is that best value, for the player to move.
-
-**Student.** The network of ``lookahead`` / ``replies`` / ``third`` (``third`` > 0: it reads three
-plies, ``Game.lookahead_batch(states, plies=3)``, built per minibatch from the stored positions),
-started from ``init_from`` (default: the teacher) — the layers it shares with it, new encoders at
-zero effect (:func:`mancala_envs.agents.alphazero.network.load_first_ply`). ``epochs`` passes over the
-labelled positions
-(a held-out ``holdout`` of them aside), AdamW at ``learning_rate`` with a cosine decay to 0, loss
-``cross-entropy(policy target, masked logits) + value_weight * (value - target)^2``.
-
-**Evaluation** before the first epoch and after each: ``az`` with ``eval_sims`` simulations against
-``eval_opponents`` and the network alone against ``eval_net_opponents`` (``eval_games`` games over
-the default opening suite; ``eval.csv``, ``learning_curve.png``, TensorBoard), and the held-out
-agreement (how often the network's move is a best move of the labels; printed and in TensorBoard;
-the ``holdout`` positions are drawn one by one, so other positions of their games are trained on
-and the figure is a little optimistic).
-The losses go to ``metrics.csv`` every ``save_every`` updates; TensorBoard's step is the update.
-
-**Run folder** (``--out``; default ``runs/distill_<game>-seed<seed>``): ``config.json``,
-``command.txt``, ``git_revision.txt``, ``data.npz`` (the positions and their move values, written
-once labelled), ``az.json`` + ``az.pt`` (the student in the agent's safe format:
-``make_agent("az:path=RUN/az.json")``; its ``search`` entry is the teacher's), ``checkpoint.pt``
-(network, optimizer, schedule; ``weights_only=True``), ``state.json`` (written last), the logs, and
-at the end ``report.md`` / ``report.json``.
-
-**Resume, Ctrl-C.** ``--resume RUN`` continues where the run stopped: the positions are generated
-again if ``data.npz`` was not written yet (they are the same: the seed decides them), else the
-epochs go on from the last saved minibatch. Ctrl-C while training saves a checkpoint at the next
-minibatch (exit 130; SIGTERM likewise, exit 143). Each epoch's order is drawn from ``(seed,
-epoch)``, so a resumed run trains on the same minibatches; on CPU torch runs with
-``use_deterministic_algorithms``.
+Guide: docs/training/distillation.md
 """
 
 from __future__ import annotations

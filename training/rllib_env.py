@@ -113,6 +113,8 @@ class RLlibMancalaEnv(PettingZooEnv):
             env.step(self._baseline.act(self.game, env.game_state))
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new game: draws the opponent (``opponents``) and the main policy's seat, lets a baseline
+        move first where it is to move; returns the observation of the RLlib-played agent to move."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         specs = list(self.opponents)
@@ -136,6 +138,8 @@ class RLlibMancalaEnv(PettingZooEnv):
         return {ids[mover]: self._observe(mover)}, {}
 
     def step(self, action_dict: dict[str, Any]):
+        """The move of the agent to move, then the baseline's replies; RLlib's five dicts, with
+        ``"__all__"`` set in the terminateds (a natural end) or the truncateds at the end."""
         env = self.env
         env.step(action_dict[self._ids[env.agent_selection]])
         self._play_baseline()

@@ -5,72 +5,13 @@ One readable script in the CleanRL manner, top to bottom: the arguments (:class:
 ``--field-name`` flag per field, its defaults the defaults), self-play (:class:`SelfPlay`), the
 replay buffer (:class:`Replay`), the learning step (:func:`learn`) and the loop (:func:`train`).
 
+::
+
     python -m mancala_envs.training.train_alphazero --game en_dodoi --max-minutes 60 --out runs/az_en_dodoi
     python -m mancala_envs.training.train_alphazero --resume runs/az_en_dodoi --max-minutes 90
     mancala train-az ...                                   # the same script
 
-**Self-play.** ``games`` games are played at once. Every move of every game is one batched Gumbel
-MuZero search (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`: Gumbel-top-k and
-sequential halving at the root, ``sims`` simulations; the network evaluates the new leaves of all
-games in one forward pass per simulation). The move played is the search's action (Gumbel noise of
-scale ``gumbel_scale``: the exploration); each position records the improved policy
-``softmax(logits + sigma(completed Q))`` as its policy target. A game that ends — or whose result
-is decided (in a game won on captures, one player holds more than half the seeds;
-``settle_decided``, on by default) — gives every one of its positions the result for the player
-who moved there (+1 / 0 / -1, credited by player id). ``--no-settle-decided`` plays every game out
-to its natural end or its truncation, and the search then sends decided positions to the network
-too: the way, within this training, for the network to see how a won game is *ended* (a game that
-never ends is a draw), which the shortcut never shows it (tried on Songo Ewondo it did worse:
-self-play learns that the losing side can hold such games to a draw; README). The model records the
-choice (``search.settle_decided``) and ``az`` searches the way its network was trained. A new game
-starts from a random opening (``opening_share`` of the time) or the initial position.
-
-**Network input** (``lookahead``): 0 reads the mover's raw counts; W > 0 adds a per-move head of
-width W that reads the core's result of every move (``Game.lookahead_batch``;
-:mod:`mancala_envs.agents.alphazero.network`). ``replies`` R > 0 reads a second ply too: every
-reply to every move (``plies=2``), through a reply encoder of width R pooled into each move's head.
-
-**Starting weights** (``init_from``): a new run can start from an ``az`` model's network (its
-``az.json``; the same game and network shape), e.g. to continue a shipped model under a changed
-self-play setting; the run's config records the file. A run with ``replies`` may start from the
-same network without them: it takes every other layer, and its reply encoder starts at zero effect
-(:func:`mancala_envs.agents.alphazero.network.load_first_ply`), so it starts playing as that model did.
-
-**Exact value targets** (``tablebase``, off by default): with a table folder of the game (built by
-``mancala tablebase build``; TABLEBASE.md), every self-play position the table covers (at most its
-``max_seeds`` seeds on the board) takes the table's exact value for its mover as value target, in
-place of the game's result; the model records the table (``trained.value_targets``).
-
-**Learning.** Positions go into a replay buffer of the last ``replay_size``; after every
-``moves_per_iteration`` moves of all games, ``sample_reuse * new positions / batch_size`` AdamW
-steps on ``cross-entropy(policy target, masked logits) + value_weight * (value - result)^2``
-(:func:`mancala_envs.agents.alphazero.losses.policy_value_losses`).
-
-**Evaluation** every ``eval_every`` self-play positions and at the end: the agent (``az`` with
-``eval_sims`` simulations, deterministic) plays :func:`mancala_envs.evaluation.arena.play_match`
-against each of ``eval_opponents`` over the game's default opening suite (``eval_games`` games:
-pairs of openings with swapped seats), and the network alone (``sims=0``) against
-``eval_net_opponents``. Scores and intervals go to ``eval.csv`` and TensorBoard, and
-``learning_curve.png`` plots them against the training wall time.
-
-**Run folder** (:mod:`mancala_envs.training.run`; default ``runs/az_<game>-seed<seed>[-k]``):
-``config.json``, ``command.txt``, ``git_revision.txt``, ``az.json`` + ``az.pt`` (the latest network
-in the agent's safe format: ``make_agent("az:path=RUN/az.json")``), ``checkpoint.pt`` (network and
-optimizer, read with ``weights_only=True``), ``replay.npz`` (the buffer, no pickles),
-``state.json`` (counters, timing, evaluation history; written last), ``metrics.csv`` (one row per
-iteration: throughput, losses), ``eval.csv``, ``logs/session<k>/`` (TensorBoard),
-``learning_curve.png``, and at the end ``report.md`` / ``report.json``.
-
-**Budget, resume, Ctrl-C.** Training stops at ``total_positions`` self-play positions or after
-``max_minutes`` of wall time (the run's, over all sessions), whichever comes first. ``--resume RUN``
-reloads the run and continues (``total_positions``, ``max_minutes``, ``torch_threads`` may be
-changed); games in flight at a checkpoint are not kept. Ctrl-C stops at the next move or update
-with a checkpoint of that moment (exit 130; SIGTERM likewise, exit 143).
-
-**Determinism.** ``seed`` seeds every draw (self-play, openings, sampling of the buffer, torch);
-on CPU torch runs with ``use_deterministic_algorithms``: the same seed, arguments and thread count
-give the same run on the same machine and library versions — with ``total_positions`` as the
-budget (``max_minutes`` stops where the machine's speed says).
+Guide: docs/training/alphazero.md
 """
 
 from __future__ import annotations

@@ -1,58 +1,18 @@
 """Train a MaskablePPO agent for one mancala game by self-play against an opponent pool.
 
-One readable script in the CleanRL manner: the arguments are the fields of :class:`Args`
-(``--total-timesteps``, ``--num-envs``, ... one flag per field) and their defaults are the
-defaults; ``configs.toml`` (package data) overrides a few per game (``[<game>]``; ``--config FILE``
-reads another file), and the command line wins.
+One readable script in the CleanRL manner: the arguments are the fields of :class:`Args` (one
+``--field-name`` flag per field, its defaults the defaults; ``configs.toml`` overrides a few per
+game, the command line wins), the checkpoint reader (:func:`load_checkpoint`), evaluation and
+snapshots (:class:`Trainer`) and the loop (:func:`train`); the run folder is
+:mod:`mancala_envs.training.run`.
 
-    python -m mancala_envs.training.train_ppo          # the main job: Songo Ewondo, < 10 min on 2 cores
-    python -m mancala_envs.training.train_ppo --game en_dodoi --total-timesteps 3000000 --out runs/en_dodoi
-    python -m mancala_envs.training.train_ppo --resume runs/en_dodoi  # continue an interrupted run
-    mancala train ...                                                  # the same script
+::
 
-**Training.** sb3-contrib ``MaskablePPO`` (``MlpPolicy`` over
-:class:`mancala_envs.agents.policies.features.CountFeatures`) on
-:class:`~mancala_envs.envs.vector.MancalaVecEnv` with raw-count observations: the learner's seat
-is drawn per episode (it plays both seats), its reward is its own result (+1 / -1 / 0) whoever the
-opponent is. Episodes start from a suite of ``train_openings`` random openings (and the initial
-position, a fifth of the time; ``--no-openings``: the initial position only). The opponent of
-every episode is drawn from the :class:`~mancala_envs.training.opponents.OpponentPool`.
+    python -m mancala_envs.training.train_ppo          # Songo Ewondo, the default job
+    python -m mancala_envs.training.train_ppo --resume runs/songo_ewondo-seed0
+    mancala train ...                                   # the same script
 
-**Evaluation** every ``eval_freq`` steps and at the final step: the learner (argmax on its policy)
-plays :func:`mancala_envs.evaluation.arena.play_match` against each of ``eval_opponents`` over the
-game's default opening suite, ``eval_games`` games (``eval_games / 2`` openings, both seatings)
-with the fixed seed ``eval_seed``. Scores, intervals over the opening pairs and distinct games go
-to TensorBoard (``eval/score_vs_<opponent>``) and ``eval.csv``. With ``--eval-optimality`` the
-learner also moves once in each position of the game's shipped optimality suite
-(:mod:`mancala_envs.evaluation.optimality`): the share of outcome-preserving moves goes to
-``eval/optimality`` and ``optimality.csv`` (with its interval and the blunders by kind). Each
-evaluation then writes the checkpoint and decides the snapshot: the learner is frozen into the pool
-when its mean score is at least the best so far. At the end, ``final_eval_games`` games per
-opponent give ``report.md`` / ``report.json`` and the table printed, for the same final model as
-the last ``eval.csv`` rows.
-
-**Run folder** (:mod:`mancala_envs.training.run`; default ``runs/<game>-seed<seed>[-k]``):
-``config.json``, ``command.txt``, ``git_revision.txt``, ``policy.json`` + ``policy.pt`` (the latest
-policy in the safe format of :mod:`mancala_envs.agents.model_files`:
-``make_agent("policy:path=RUN/policy.json")``), ``best_policy.*`` (best mean evaluation score),
-``model.zip`` (the full checkpoint for ``--resume``), ``state.json`` (steps, evaluation history,
-snapshots), ``snapshots/*.pt``, ``eval.csv``, ``optimality.csv`` (``--eval-optimality``),
-``logs/session<k>/`` (TensorBoard events and SB3's ``progress.csv``), ``report.md``,
-``report.json``, ``learning_curve.png``.
-
-**Resume and Ctrl-C.** ``--resume RUN`` reloads ``config.json`` (``--total-timesteps``,
-``--torch-threads`` and ``--progress-bar`` may be changed), ``model.zip`` (read without unpickling
-anything: every pickled entry is rebuilt from the config), the evaluation history and the
-snapshots, and trains the remaining steps. Ctrl-C stops at the next step with a checkpoint of that
-step (exit 130; SIGTERM likewise, exit 143); during the final evaluation it leaves the trained model
-saved. A failed write (a full disk) ends in one line naming the file (exit 2), the last checkpoint
-whole.
-
-**Determinism.** ``seed`` seeds Python, NumPy and torch (``set_random_seed``), the env, the pool and
-the baselines; on CPU torch runs with ``use_deterministic_algorithms``; so the same seed, arguments
-and torch thread count give the same training curve on the same machine and library versions. Not
-covered: GPU runs, other torch builds or thread counts, and a resumed run, which continues
-deterministically from its checkpoint but reseeds the env and the pool there.
+Guide: docs/training/ppo.md
 """
 
 from __future__ import annotations

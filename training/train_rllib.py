@@ -1,47 +1,15 @@
 """Train a mancala policy with Ray RLlib's PPO (new API stack), locally or on a Ray cluster.
 
 ``mancala train-rllib --game sadeqa_ii --iterations 50 --out runs/sq`` (or
-``python -m mancala_envs.training.train_rllib ...``); see ``docs/rllib.md`` for the cluster route.
+``python -m mancala_envs.training.train_rllib ...``).
 
-How it is put together (kept simple on purpose):
+:class:`RLlibMancalaEnv` is RLlib's :class:`PettingZooEnv` over the project's AEC env with the
+observation keys RLlib's action-masking RLModule expects. One shared masked module ``main`` plays
+both seats; the opponent of each episode is drawn from the ``--opponent WEIGHT SPEC`` mixture
+(``self``, ``frozen`` copies ``frozen_0..K-1``, or any agent spec played inside the env). The
+agent id is ``"<module>@<seat>"`` and the policy mapping is the part before ``@``.
 
-* **Env.** :class:`RLlibMancalaEnv` is RLlib's :class:`PettingZooEnv` over the project's AEC env
-  (``first_player="random"``). Observations are renamed to ``{"observations", "action_mask"}``
-  (float32 mask), the keys RLlib's action-masking RLModule expects.
-* **One shared policy, masked.** The trained RLModule ``main`` (RLlib's
-  ``ActionMaskingTorchRLModule``, a PPO module that adds ``log(mask)`` to the logits) plays
-  *both* seats: the observation is always from the mover's side.
-* **Opponents.** At every reset the env draws the opponent with its own seeded generator from
-  the ``--opponent WEIGHT SPEC`` mixture (default ``self 0.4``, ``frozen 0.4``, ``random 0.1``,
-  ``greedy 0.1``) and the learner's seat (0 or 1, uniform):
-
-  - ``self``: ``main`` plays both seats (both sides' experience is trained on);
-  - ``frozen``: the other seat is played by one of ``--frozen`` frozen copies of ``main``
-    (modules ``frozen_0..K-1``, not trained). Every ``--snapshot-every`` iterations the current
-    ``main`` weights are copied into the next slot, round robin (slot ``(i / every - 1) mod K``);
-    at the start all slots hold the initial ``main``;
-  - any agent spec (``random``, ``greedy``, ``minimax:depth=2``, ...): that baseline plays the
-    other seat *inside* the env, so RLlib only sees the learner.
-
-  The role is carried in the agent id, ``"<module>@<seat>"`` (``main@0``, ``frozen_1@1``), and the
-  agent-to-module mapping is just the part before ``@``: deterministic and checkpoint-safe.
-* **Evaluation.** At every checkpoint the saved ``main`` is loaded through the arena adapter
-  (``mancala_envs.agents.make_agent("rllib:path=OUT")``) and plays ``--eval-games`` seat-balanced games
-  against each ``--eval-opponents`` spec with :func:`mancala_envs.evaluation.arena.play_match` over the game's
-  default opening suite (both seatings of each opening; pairs, distinct games and the interval
-  over pairs go to ``eval.jsonl``).
-* **Files in OUT.** ``config.json`` (the run's options), ``checkpoint/`` (the latest algorithm
-  checkpoint, replaced atomically), ``progress.jsonl`` (one line per iteration) and ``eval.jsonl``
-  (one line per evaluation match). ``--resume`` restores ``checkpoint/`` and trains on until
-  ``--iterations`` iterations *in total* are done; the options that define the run (game, its
-  parameters, network, frozen slots) must be the same. OUT is locked while a run uses it (``.lock``);
-  Ctrl-C or SIGTERM saves a checkpoint after the current iteration (exit 130 / 143).
-
-Ray: without ``--address`` a local instance is started with ``--num-cpus`` CPUs (default: at most
-2) and no dashboard, and shut down at the end; with ``--address`` the run joins that cluster.
-If Ray is already initialised in this process (tests), that instance is used and left running.
-Seeds: ``--seed`` seeds RLlib (torch, env runners) and every env's generator (opponent, seat,
-first player, baseline agents); sampling on several env runners is not bit-for-bit repeatable.
+Guide: docs/training/rllib.md
 """
 
 from __future__ import annotations
@@ -213,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mancala train-rllib",
         description="PPO with Ray RLlib: one shared masked policy, self-play against frozen copies and "
-        "baselines, arena evaluation, checkpoints and resume (docs/rllib.md).",
+        "baselines, arena evaluation, checkpoints and resume (docs/training/rllib.md).",
     )
     p.add_argument("--game", required=True, choices=GAMES, help="the game")
     p.add_argument("--iterations", type=int, required=True, help="train until this many iterations in total")

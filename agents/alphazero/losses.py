@@ -1,6 +1,6 @@
-"""The training losses of the az network (:mod:`.network`), shared by AlphaZero-style self-play
-and distillation: the policy head learns a target distribution over the legal moves, the value
-head a target value for the player to move."""
+"""The training losses of the az network (:mod:`~mancala_envs.agents.alphazero.network`), shared by
+AlphaZero-style self-play and distillation: the policy head learns a target distribution over the
+legal moves, the value head a target value for the player to move."""
 
 from __future__ import annotations
 

@@ -1,1 +1,2 @@
-"""Alpha-beta search: the agent (:mod:`.agent`) and its compiled kernels (:mod:`.alphabeta`)."""
+"""Alpha-beta search: the agent (:mod:`~mancala_envs.agents.minimax.agent`) and its compiled kernels
+(:mod:`.alphabeta`)."""

@@ -1,1 +1,2 @@
-"""The ``mancala`` command (:mod:`.main`) and its ``tablebase`` subcommand (:mod:`.tablebase`)."""
+"""The ``mancala`` command (:mod:`.main`) and its ``tablebase`` subcommand
+(:mod:`~mancala_envs.cli.tablebase`)."""

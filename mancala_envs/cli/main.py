@@ -146,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Round robin over an opening suite: every pair of agents plays --games games, "
         "--games/2 openings each played once with each seating. Games are written to OUT/games.jsonl "
         "and OUT/results.csv as they finish; --resume checks and continues an interrupted "
-        "tournament. Then prints the Bradley-Terry (Elo) ratings and writes OUT/ratings.{md,csv,png} "
+        "tournament. Then prints the Bradley-Terry (Elo) ratings and writes OUT/ratings.{md,csv,png,json} "
         "and OUT/pairwise.csv.",
     )
     _game_args(p)

@@ -1,5 +1,7 @@
 """``mancala tablebase build|probe|suite`` (TABLEBASE.md §4).
 
+::
+
     mancala tablebase build GAME [--holes-per-row N] --max-seeds K [--out DIR]
     mancala tablebase probe GAME --board 1,0,2,... --captured A,B --to-move P [--path DIR]
     mancala tablebase suite GAME --positions N [--max-seeds K] [--path DIR] [--out FILE] [--max-games G]
@@ -47,7 +49,10 @@ def _game_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Build, probe or sample an exact endgame tablebase (docs/TABLEBASE.md, section 4).",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("build", help="build (or extend, or resume) a table")

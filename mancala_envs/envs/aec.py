@@ -84,19 +84,27 @@ _NEEDS_RESET = frozenset(
 class MancalaEnv(AECEnv):
     """PettingZoo AEC env of one mancala game (layout, rewards and checks in the module docstring).
 
-    Args:
-        game: ``"songo_ewondo"``, ``"sadeqa_ii"``, ``"en_dodoi"`` or a :class:`Game`.
-        max_plies: truncation limit (TR1), default 1000; only with a game name.
-        holes_per_row: En Dodoi width 6..10 (default 8); only with the name ``"en_dodoi"``.
-        first_player: ``"player_0"`` (default), ``"player_1"`` or ``"random"`` (drawn from
-            ``np_random`` at every reset).
-        render_mode: None, ``"human"`` (prints the text board after reset and every step),
-            ``"ansi"`` or ``"rgb_array"``.
-        illegal_action: ``"terminate"`` (default) or ``"raise"``.
-        obs_format: ``"dict"`` (default) or ``"flat"`` (the mask goes to the infos).
-        max_cycles: PettingZoo's name for a truncation limit in cycles (one move per agent):
-            ``max_plies = 2 * max_cycles``; give one of the two.
-        name: ``metadata["name"]``; default ``"<game name>_v0"``.
+    Arguments (all but ``game`` keyword-only; the per-game ``raw_env`` classes set ``game``):
+
+    ==================  ===============  =====================================================================
+    argument            default          meaning
+    ==================  ===============  =====================================================================
+    ``game``            ``None``         ``"songo_ewondo"``, ``"sadeqa_ii"``, ``"en_dodoi"`` (any registered
+                                         game's name) or a :class:`~mancala_envs.Game`
+    ``max_plies``       ``None``         truncation limit (TR1); ``None``: the game's, 1000; only with a game
+                                         name
+    ``holes_per_row``   ``None``         En Dodoi's width 6..10 (``None``: 8); only with ``"en_dodoi"``
+    ``first_player``    ``"player_0"``   ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn from
+                                         ``np_random`` at every reset)
+    ``render_mode``     ``None``         ``None``, ``"human"`` (prints the text board after reset and every
+                                         step), ``"ansi"`` or ``"rgb_array"``
+    ``illegal_action``  ``"terminate"``  ``"terminate"`` (the game ends: -1 to the offender, a warning) or
+                                         ``"raise"``
+    ``obs_format``      ``"dict"``       ``"dict"`` or ``"flat"`` (the mask goes to the infos)
+    ``max_cycles``      ``None``         PettingZoo's name for a truncation limit in cycles (one move per
+                                         agent): ``max_plies = 2 * max_cycles``; give one of the two
+    ``name``            ``None``         ``metadata["name"]``; ``None``: ``"<game name>_v0"``
+    ==================  ===============  =====================================================================
     """
 
     metadata: ClassVar[dict[str, Any]] = {

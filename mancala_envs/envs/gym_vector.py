@@ -23,6 +23,26 @@ follows Gymnasium's conventions: ``reset(seed=...)`` returns ``(obs, infos)``, `
 
 Other arguments as ``MancalaVecEnv`` (``opponent``, ``counts``, ``openings``, ``illegal_action``,
 ``num_threads``, game parameters).
+
+The Gymnasium vector env at a glance:
+
+====================  ========================================================================================
+Import                ``import mancala_envs`` then ``gymnasium.make_vec("mancala_envs/SongoEwondo-v0",
+                      num_envs=512, opponent="greedy")``, or ``MancalaVectorEnv("songo_ewondo", 512,
+                      opponent="greedy")``
+API                   Gymnasium's ``VectorEnv`` (no Stable-Baselines3 needed): ``num_envs`` learners, each
+                      against the fixed opponent, stepped in one compiled call
+Actions               ``MultiDiscrete([n] * num_envs)``: one local hole per game (``single_action_space``:
+                      ``Discrete(n)``)
+Observation           ``obs_format="flat"`` (default): ``Box(0, 1, (num_envs, obs_size), float32)``;
+                      ``"dict"``: ``Dict(observation, action_mask)`` batched
+Action mask           ``infos["action_mask"]`` (``"flat"``), ``obs["action_mask"]`` (``"dict"``), always
+                      :meth:`MancalaVectorEnv.action_masks`: int8, ``(num_envs, n)``
+Rewards               +1 / -1 / 0 to each learner at a natural end, 0 on truncation, -1 for an illegal move
+Autoreset             ``AutoresetMode.SAME_STEP``: ``infos["final_obs"]``, ``infos["final_info"]``
+Seats                 drawn per episode (each 1/2); the opponent moves first where it is to move
+Registered ids        the single-agent ids: ``mancala_envs/SongoEwondo-v0``, ``SadeqaII-v0``, ``EnDodoi-v0``
+====================  ========================================================================================
 """
 
 from __future__ import annotations
@@ -39,7 +59,31 @@ from mancala_envs.game import Game
 
 
 class MancalaVectorEnv(VectorEnv):
-    """``num_envs`` games against a fixed opponent, stepped in one compiled call (module docstring)."""
+    """``num_envs`` games against a fixed opponent, stepped in one compiled call (module docstring).
+
+    Arguments:
+
+    ==================  ===============  =====================================================================
+    argument            default          meaning
+    ==================  ===============  =====================================================================
+    ``game``            —                a game name or a :class:`~mancala_envs.Game` (``gymnasium.make_vec``
+                                         passes the id's game)
+    ``num_envs``        ``1``            the number of games stepped together
+    ``opponent``        ``"random"``     ``"random"`` (moves drawn inside the kernel), an agent spec, an agent
+                                         or a batched callable ``f(observations, masks) -> actions``
+    ``seed``            ``None``         seeds every random choice of the env (``None``: fresh entropy);
+                                         ``reset(seed=...)`` reseeds
+    ``counts``          ``False``        observations hold raw seed counts instead of fractions of the total
+    ``openings``        ``None``         start positions (``State`` or ``to_dict()`` forms), one drawn per
+                                         episode; ``None``: the initial position
+    ``illegal_action``  ``"terminate"``  ``"terminate"`` (the episode ends, reward -1, a warning) or
+                                         ``"raise"``
+    ``num_threads``     ``1``            split the games into this many blocks stepped on as many threads
+    ``obs_format``      ``"flat"``       ``"flat"`` or ``"dict"``
+    ``**game_params``   —                ``max_plies`` (default 1000), ``holes_per_row`` (En Dodoi): to
+                                         :func:`~mancala_envs.get_game` with a game name
+    ==================  ===============  =====================================================================
+    """
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 

@@ -15,6 +15,39 @@ move now (the waiting player, and both in the last observation) exactly one lega
 :attr:`MancalaParallelEnv.agent_selection`, not the one with a non-zero mask.
 
 Registered for ``pettingzoo.make("parallel", "mancala/<game>-v0")`` (the AEC ids).
+
+The Parallel env at a glance:
+
+====================  ========================================================================================
+Import                ``from mancala_envs import songo_ewondo_v0``, then ``songo_ewondo_v0.parallel_env()``
+                      (also ``sadeqa_ii_v0``, ``en_dodoi_v0``); any registered game: :func:`parallel_env`
+API                   PettingZoo's ``ParallelEnv``, one move per step (``metadata["is_parallelizable"]`` True)
+Agents                ``["player_0", "player_1"]``, both live until the game ends
+Actions               ``actions[agent]``, each agent's ``Discrete(n)``; only the entry of the agent to move
+                      counts
+Agent to move         :attr:`MancalaParallelEnv.agent_selection` (without ``waiting_noop``, also the one
+                      with a non-zero ``action_mask``)
+Observations          as the AEC env's (``obs_format``), for both agents every step
+Action mask           ``observations[agent]["action_mask"]`` (``obs_format="flat"``:
+                      ``infos[agent]["action_mask"]``); the waiting agent's is all zero, or the no-op alone
+                      with ``waiting_noop=True``
+Rewards               those of the step's move: +1 / -1 / 0 at the end only
+Registered ids        ``pettingzoo.make("parallel", "mancala/<game>-v0")``
+====================  ========================================================================================
+
+Arguments: every argument of :class:`~mancala_envs.envs.aec.MancalaEnv` (``max_plies``, ``first_player``,
+``render_mode``, ``illegal_action``, ``obs_format``, ...), and
+
+================  =========  =================================================================================
+argument          default    meaning
+================  =========  =================================================================================
+``waiting_noop``  ``False``  give an agent that cannot move the one legal no-op action :data:`NOOP_ACTION`
+                             (above)
+``max_cycles``    ``None``   a truncation limit in parallel steps, i.e. moves: ``max_plies = max_cycles``;
+                             give it or ``max_plies``
+``game``          ``None``   the game (a name or a :class:`~mancala_envs.Game`), for :func:`parallel_env`
+                             only: a ``<game>_v0`` module's ``parallel_env`` knows its game
+================  =========  =================================================================================
 """
 
 from __future__ import annotations

@@ -39,6 +39,40 @@ the learner receives is one where it is to move, or the last one of the episode.
   :class:`~mancala_envs.State` of the game (or its ``to_dict()`` form).
 - **Rendering**: ``render_mode`` ``"ansi"`` (text board, the learner's row at the bottom),
   ``"human"`` (prints it) or ``"rgb_array"`` (an image, for ``gymnasium.wrappers.RecordVideo``).
+
+The single-agent env at a glance:
+
+====================  ========================================================================================
+Import                ``import mancala_envs`` then ``gymnasium.make("mancala_envs/SongoEwondo-v0",
+                      opponent="greedy")``, or ``SingleAgentEnv("songo_ewondo", opponent="greedy")``
+API                   Gymnasium's ``Env``: one learner against a fixed opponent, which moves inside
+                      ``reset``/``step``
+Actions               ``Discrete(n)``, the learner's local hole ``0..n-1`` (sizes per game below)
+Observation           ``obs_format="dict"`` (default): ``Dict(observation=Box(0, 1, (obs_size,), float32),
+                      action_mask=Box(0, 1, (n,), int8))``; ``"flat"``: the ``Box`` alone
+Action mask           ``obs["action_mask"]``; ``"flat"``: ``info["action_mask"]``; always
+                      :meth:`SingleAgentEnv.action_masks` (sb3-contrib's ``MaskablePPO``)
+Rewards               +1 / -1 / 0 to the learner at a natural end; 0 on truncation; -1 for an illegal move
+                      (``illegal_action="terminate"``)
+Seat                  ``seat="random"`` (default): drawn per episode; 0 or 1 fixes it
+Render modes          ``"human"``, ``"ansi"``, ``"rgb_array"`` (``gymnasium.wrappers.RecordVideo``)
+Registered ids        ``mancala_envs/SongoEwondo-v0``, ``mancala_envs/SadeqaII-v0``,
+                      ``mancala_envs/EnDodoi-v0`` (``gymnasium.make_vec`` builds
+                      :class:`~mancala_envs.envs.gym_vector.MancalaVectorEnv`)
+====================  ========================================================================================
+
+The spaces of each game:
+
+============  ===============================  ===============  ==========================================
+game          Gymnasium id                     action space     observation shape
+============  ===============================  ===============  ==========================================
+Songo Ewondo  ``mancala_envs/SongoEwondo-v0``  ``Discrete(7)``  ``(16,)``: rows 7 + 7, captured 2, / 70
+Sadeqa II     ``mancala_envs/SadeqaII-v0``     ``Discrete(6)``  ``(16,)``: rows 6 + 6, captured 2, / 36;
+                                                                the two ``first_move_pending`` flags
+En Dodoi      ``mancala_envs/EnDodoi-v0``      ``Discrete(8)``  ``(18,)``: rows 8 + 8, captured 2, / 64;
+                                                                ``holes_per_row=n``: ``Discrete(n)``,
+                                                                ``(2n + 2,)``
+============  ===============================  ===============  ==========================================
 """
 
 from __future__ import annotations
@@ -60,14 +94,24 @@ ILLEGAL_WARNING = "an illegal learner action ended its episode with reward -1 (u
 class SingleAgentEnv(gym.Env):
     """A learner against a fixed opponent in one game (conventions in the module docstring).
 
-    Args:
-        game: a game name or a :class:`~mancala_envs.Game`; ``**game_params`` (``max_plies``,
-            ``holes_per_row``) go to :func:`~mancala_envs.get_game` with a name.
-        opponent: an agent spec, an agent or a callable ``f(observation_dict) -> action``.
-        seat: ``"random"`` (per episode), 0 or 1.
-        obs_format: ``"dict"`` or ``"flat"``.
-        illegal_action: ``"terminate"`` or ``"raise"``.
-        render_mode: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
+    Arguments:
+
+    ==================  ===============  =====================================================================
+    argument            default          meaning
+    ==================  ===============  =====================================================================
+    ``game``            —                a game name or a :class:`~mancala_envs.Game` (``gymnasium.make``
+                                         passes the id's game)
+    ``opponent``        ``"random"``     an agent spec (``"greedy"``, ``"minimax:depth=2"``, ...), an agent or
+                                         a callable ``f(observation_dict) -> action``
+    ``seat``            ``"random"``     the learner's seat: ``"random"`` (drawn per episode from
+                                         ``np_random``), 0 or 1
+    ``obs_format``      ``"dict"``       ``"dict"`` or ``"flat"`` (the mask goes to the info)
+    ``illegal_action``  ``"terminate"``  ``"terminate"`` (the episode ends, reward -1,
+                                         ``info["illegal_action"]``) or ``"raise"``
+    ``render_mode``     ``None``         ``None``, ``"human"``, ``"ansi"`` or ``"rgb_array"``
+    ``**game_params``   —                ``max_plies`` (default 1000), ``holes_per_row`` (En Dodoi, 6..10,
+                                         default 8): to :func:`~mancala_envs.get_game` with a game name
+    ==================  ===============  =====================================================================
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}

@@ -57,6 +57,27 @@ Conventions (those of ``SingleAgentEnv`` unless said otherwise):
   ``MIN_GAMES_PER_THREAD`` games each) stepped at once on ``k`` threads (the kernel releases the
   GIL), each with its own generator; results depend on the seed and the split, never on timing.
 - **Copies.** ``copy.deepcopy`` and pickling give an independent env in the same state.
+
+The SB3 vector env at a glance:
+
+====================  ========================================================================================
+Import                ``from mancala_envs.envs.vector import MancalaVecEnv`` (the ``[sb3]`` extra), then
+                      ``MancalaVecEnv("sadeqa_ii", 16, opponent="minimax:depth=2")``
+API                   Stable-Baselines3's ``VecEnv``: ``num_envs`` learners, each against the fixed opponent,
+                      stepped in one compiled call
+Actions               ``Discrete(n)`` per game; ``step`` takes ``num_envs`` integer actions
+Observation           ``obs_format="flat"`` (default): ``Box(0, 1, (obs_size,), float32)`` per game
+                      (``counts=True``: ``Box(0, total_seeds)``); ``"dict"``: ``Dict(observation,
+                      action_mask)`` (``MultiInputPolicy``)
+Action mask           :meth:`MancalaVecEnv.action_masks` (what ``MaskablePPO`` reads), ``(num_envs, n)`` int8;
+                      ``"dict"``: also ``obs["action_mask"]``
+Rewards               +1 / -1 / 0 to each learner at a natural end, 0 on truncation
+                      (``info["TimeLimit.truncated"]``), -1 for an illegal move
+Autoreset             ``AutoresetMode.SAME_STEP``: ``infos[i]["terminal_observation"]``, SB3's convention
+Seats                 drawn per episode (each 1/2); the opponent moves first where it is to move
+Registered ids        none (SB3 has no registry); ``gymnasium.make_vec`` builds the Gymnasium face,
+                      :class:`~mancala_envs.envs.gym_vector.MancalaVectorEnv`
+====================  ========================================================================================
 """
 
 from __future__ import annotations
@@ -91,17 +112,27 @@ INFO_MODES = ("all", "ends")  # every step's infos, or only finished games'
 class MancalaVecEnv(VecEnv):
     """``num_envs`` games of one mancala game against a fixed opponent, as an SB3 ``VecEnv``.
 
-    Args:
-        game: a game name or a :class:`~mancala_envs.Game`; ``**game_params`` (``max_plies``,
-            ``holes_per_row``) go to :func:`~mancala_envs.get_game` with a name.
-        num_envs: number of games stepped together.
-        opponent: ``"random"``, an agent spec, an agent or a batched callable (module docstring).
-        seed: seeds every random choice of the env.
-        obs_format: ``"flat"`` (Box, masks via :meth:`action_masks`) or ``"dict"``.
-        counts: observations hold raw seed counts instead of fractions of the total.
-        openings: start positions drawn per episode (default: the initial position).
-        illegal_action: ``"terminate"`` (episode ends, reward -1) or ``"raise"``.
-        num_threads: split the games into this many blocks stepped on as many threads.
+    Arguments:
+
+    ==================  ===============  =====================================================================
+    argument            default          meaning
+    ==================  ===============  =====================================================================
+    ``game``            —                a game name or a :class:`~mancala_envs.Game`
+    ``num_envs``        —                the number of games stepped together
+    ``opponent``        ``"random"``     ``"random"`` (moves drawn inside the kernel), an agent spec, an agent
+                                         or a batched callable (module docstring)
+    ``seed``            ``0``            seeds every random choice of the env (``None``: fresh entropy)
+    ``obs_format``      ``"flat"``       ``"flat"`` (``Box``, masks from :meth:`action_masks`) or ``"dict"``
+    ``illegal_action``  ``"terminate"``  ``"terminate"`` (the episode ends, reward -1, a warning) or
+                                         ``"raise"``
+    ``num_threads``     ``1``            split the games into this many blocks stepped on as many threads
+    ``counts``          ``False``        observations hold raw seed counts instead of fractions of the total
+    ``openings``        ``None``         start positions drawn per episode (``None``: the initial position)
+    ``infos``           ``"all"``        ``"all"``: every game's infos every step; ``"ends"``: finished games'
+                                         only (faster)
+    ``**game_params``   —                ``max_plies`` (default 1000), ``holes_per_row`` (En Dodoi): to
+                                         :func:`~mancala_envs.get_game` with a game name
+    ==================  ===============  =====================================================================
     """
 
     render_mode = None

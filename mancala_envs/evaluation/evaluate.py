@@ -2,6 +2,8 @@
 suite with paired seats; write ``report.md``, ``report.json`` and the games (``games.jsonl``).
 Also the report writer of the training scripts.
 
+::
+
     mancala evaluate --game songo_ewondo runs/songo/policy.json policy --games 400 --out eval/
     python -m mancala_envs.evaluation.evaluate --game en_dodoi runs/en_dodoi          # a run folder: its
     policy

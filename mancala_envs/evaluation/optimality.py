@@ -1,5 +1,7 @@
 """How often an agent's move keeps the exact outcome: the optimality rate over a suite of positions.
 
+::
+
     mancala optimality GAME AGENT... [--holes-per-row N] [--suite FILE] [--seed S] [--out FILE]
 
 A suite (:mod:`mancala_envs.tablebase.suites`) holds positions with their exact outcome ``G`` for

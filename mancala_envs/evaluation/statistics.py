@@ -1,6 +1,8 @@
 """Game statistics from many compiled games: lengths, results, branching, captures and
 never-ending relays, under random or greedy play.
 
+::
+
     stats = play_games(get_game("en_dodoi"), 100_000, seed=0, players=("greedy", "random"))
     stats.first_player_score, stats.branching_by_ply(), stats.never_ending_rate
 

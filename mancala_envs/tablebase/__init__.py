@@ -1,14 +1,17 @@
 """Exact endgame tablebases (TABLEBASE.md): every position with at most ``K`` seeds on the board.
 
+::
+
     from mancala_envs import get_game, tablebase
     tb = tablebase.build(get_game("sadeqa_ii"), max_seeds=8)   # builds, or loads the cached table
     tb.covers(state), tb.outcome(state), tb.bounds(state), tb.best_actions(state)
 
 :func:`build` (:mod:`~.builder`) makes or extends a table, :func:`load` (:mod:`~.table`) opens
-one; :mod:`~.index` numbers positions, :mod:`~.kernels` and :mod:`~.sweeps` compute the values,
-:mod:`~.probe` reads them, :mod:`~.store` keeps them on disk, :mod:`~.suites` reads and writes
-optimality suites (one ships per game in ``suites/``; :mod:`mancala_envs.evaluation.suites` makes
-them); ``mancala tablebase build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`.
+one; :mod:`~.index` numbers positions, :mod:`~mancala_envs.tablebase.kernels` and :mod:`~.sweeps`
+compute the values, :mod:`~.probe` reads them, :mod:`~.store` keeps them on disk,
+:mod:`~mancala_envs.tablebase.suites` reads and writes optimality suites (one ships per game in
+``suites/``; :mod:`mancala_envs.evaluation.suites` makes them); ``mancala tablebase
+build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`.
 """
 
 from mancala_envs.tablebase.builder import build
