@@ -68,8 +68,15 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
     ),
     "az": (
         AZAgent,
-        {"path": str, "sims": _integer, "temperature": _number, "discount": _number, "finish": _integer},
-        "az[:path=MODEL.json][,sims=100][,temperature=T][,discount=D][,finish=PLIES]",
+        {
+            "path": str,
+            "sims": _integer,
+            "time": _number,
+            "temperature": _number,
+            "discount": _number,
+            "finish": _integer,
+        },
+        "az[:path=MODEL.json][,sims=100][,time=S][,temperature=T][,discount=D][,finish=PLIES]",
     ),
     "rllib": (
         RLlibAgent,

@@ -27,12 +27,6 @@ release = version = mancala_envs.__version__
 
 # -- Sources -----------------------------------------------------------------------------------------
 
-suppress_warnings = [
-    # docs/works-with.md goes from its title (H1) to an H3: tests/test_integrations.py reads every
-    # "## " section of that page as one library's runnable snippets, so the table's section there
-    # cannot be an H2
-    "myst.header",
-]
 extensions = [
     "myst_nb",  # MyST Markdown and notebooks (it loads myst_parser itself)
     "sphinx.ext.autodoc",

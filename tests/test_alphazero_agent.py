@@ -190,3 +190,37 @@ def test_shipped_models_load_and_play(name):
         assert game.legal_mask(state)[agent.act(game, state)] == 1
     assert agent.model(game)[1]["game"] == name
     assert agent.lookahead(game) == (3 if name == "en_dodoi" else 1)  # En Dodoi's reads three plies
+
+
+def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, monkeypatch):
+    """``az:time=S``: the first search calibrates with CALIBRATION_SIMS, later ones run as many
+    simulations as the measured cost fits in S (a fake clock makes the cost exact), capped by sims."""
+    from mancala_envs.agents.alphazero import agent as az_agent
+
+    clock = [0.0]
+    run = GumbelSearch.run
+
+    def timed_run(self, *args, **kwargs):  # every simulation costs 1 ms on the fake clock
+        clock[0] += 0.001 * self.sims
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(GumbelSearch, "run", timed_run)
+    monkeypatch.setattr(az_agent._time, "perf_counter", lambda: clock[0])
+    path = model[0]
+    state = next(s for s in states(game) if game.legal_mask(s).sum() > 1)
+    agent = make_agent(f"az:path={path},time=0.05,finish=0")
+    assert agent.name == f"az:path={path},time=0.05,finish=0"
+    sims = []
+    for _ in range(3):
+        agent.act(game, state)
+        sims.append(agent.last_sims)
+    assert sims[0] == az_agent.CALIBRATION_SIMS
+    assert sims[1:] == [2 ** (np.floor(4 * np.log2(50)) / 4) // 1] * 2 == [45, 45]  # 50 fit, on the grid
+    capped = make_agent(f"az:path={path},time=0.05,sims=20,finish=0")
+    for _ in range(2):
+        capped.act(game, state)
+    assert capped.last_sims == 20 and capped.name == f"az:path={path},sims=20,time=0.05,finish=0"
+    with pytest.raises(ValueError, match="sims=0"):
+        make_agent(f"az:path={path},time=0.05,sims=0")
+    with pytest.raises(ValueError, match="time"):
+        make_agent("az:time=-1")

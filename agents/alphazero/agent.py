@@ -1,5 +1,5 @@
 """The AlphaZero-style agent:
-``make_agent("az[:path=MODEL.json][,sims=N][,temperature=T][,discount=D][,finish=PLIES]")``.
+``make_agent("az[:path=MODEL.json][,sims=N][,time=S][,temperature=T][,discount=D][,finish=PLIES]")``.
 
 A network trained by ``training/train_alphazero.py`` (files of :mod:`mancala_envs.agents.alphazero.network`;
 with no path,
@@ -9,6 +9,11 @@ search (:mod:`mancala_envs.agents.alphazero.search`) of ``sims`` simulations per
 ``temperature`` T > 0, a draw from ``softmax(logits / T)``. With a search, ``temperature`` scales
 the root's Gumbel noise: 0 (the default) is a deterministic search, 1 the sampling of training.
 Every draw comes from the agent's own generator: the same seed gives the same moves.
+
+**Time budget** (``time`` S seconds a move): each search gets as many simulations as fit in S at
+the cost per simulation measured on the agent's previous searches (the first one runs
+:data:`CALIBRATION_SIMS`), at most ``sims`` when given; the forced-end search is not counted. The
+number of simulations then depends on the machine, so the moves do too.
 
 **Finishing won games** (games won on captures, Songo Ewondo and En Dodoi; with a search only).
 Once a player holds more than half the seeds he wins *if the game ends*, and a game that never ends
@@ -35,11 +40,12 @@ import numpy as np
 from mancala_envs import Game, State
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
-from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number
+from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number, time_budget
 from mancala_envs.agents.model_files import SHIPPED_NAMES, shipped_model
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
+CALIBRATION_SIMS = 16  # with a time budget: the first search's simulations, which measure their cost
 DEFAULT_DISCOUNT = 0.1
 DEFAULT_FINISH = 40
 FINISH_BUDGET = 100_000  # engine moves the forced-end search may make per move
@@ -73,16 +79,23 @@ class AZAgent(NetworkAgent):
     def __init__(
         self,
         path: str | Path | None = None,
-        sims: int = DEFAULT_SIMS,
+        sims: int | None = None,
         temperature: float = 0.0,
         seed: int = 0,
         network: Any = None,
         config: dict[str, Any] | None = None,
         discount: float = DEFAULT_DISCOUNT,
         finish: int = DEFAULT_FINISH,
+        time: float | None = None,
     ):
+        self.time = time_budget(time, "az")
+        given = sims
+        if sims is None:
+            sims = DEFAULT_SIMS if self.time is None else MAX_SIMS
         if isinstance(sims, bool) or not isinstance(sims, int | np.integer) or not 0 <= sims <= MAX_SIMS:
             raise ValueError(f"az sims must be an integer in 0..{MAX_SIMS}, got {sims!r}")
+        if self.time is not None and sims == 0:
+            raise ValueError("az time needs a search: it cannot be combined with sims=0")
         number = isinstance(temperature, int | float) and not isinstance(temperature, bool)
         if not number or not 0 <= temperature < float("inf"):
             raise ValueError(f"az temperature must be a finite number >= 0, got {temperature!r}")
@@ -97,7 +110,10 @@ class AZAgent(NetworkAgent):
             "az",
             {
                 "path": path,
-                "sims": None if self.sims == DEFAULT_SIMS else self.sims,
+                "sims": None
+                if given is None or (self.time is None and self.sims == DEFAULT_SIMS)
+                else self.sims,
+                "time": None if self.time is None else spec_number(self.time),
                 "temperature": None if self.temperature == 0 else spec_number(self.temperature),
                 "discount": None if self.discount == DEFAULT_DISCOUNT else spec_number(self.discount),
                 "finish": None if self.finish == DEFAULT_FINISH else self.finish,
@@ -113,7 +129,9 @@ class AZAgent(NetworkAgent):
             self._fixed = load_network(path)
         self._searches: dict[tuple, Any] = {}
         self._checked: set[tuple] = set()  # (config, game) pairs validate_az_config accepted
+        self._seconds_per_sim: dict[tuple, float] = {}  # with a time budget: measured, per game and batch
         self.last_seconds = 0.0
+        self.last_sims = 0  # simulations of the last search
 
     def model(self, game: Game) -> tuple[Any, dict[str, Any]]:
         """``(network, config)`` for ``game``; ``ValueError`` when the model is for another game
@@ -168,12 +186,13 @@ class AZAgent(NetworkAgent):
         states."""
         _, config = self.model(game)
         params = config.get("search", {})
-        key = (game.name, game.holes_per_row, len(states))
+        sims = self.budget_sims((game.name, game.holes_per_row, len(states)))
+        key = (game.name, game.holes_per_row, len(states), sims)
         if key not in self._searches:
             self._searches[key] = GumbelSearch(
                 game,
                 len(states),
-                self.sims,
+                sims,
                 max_considered=int(params.get("max_considered", 16)),
                 c_visit=float(params.get("c_visit", 50.0)),
                 c_scale=float(params.get("c_scale", 0.1)),
@@ -184,7 +203,27 @@ class AZAgent(NetworkAgent):
         gumbel = None
         if self.temperature > 0:
             gumbel = self.temperature * self.rng.gumbel(size=(len(states), game.num_actions))
-        return self._searches[key].run(states, self.evaluator(game), gumbel)
+        start = _time.perf_counter()
+        result = self._searches[key].run(states, self.evaluator(game), gumbel)
+        if self.time is not None:  # the cost of a simulation, averaged over the recent moves
+            cost = (_time.perf_counter() - start) / sims
+            old = self._seconds_per_sim.get(key[:3], cost)
+            self._seconds_per_sim[key[:3]] = 0.5 * old + 0.5 * cost
+        self.last_sims = sims
+        return result
+
+    def budget_sims(self, key: tuple) -> int:
+        """The simulations of the next search: ``sims``, or with a ``time`` budget as many as the
+        measured cost of a simulation (of this game and batch size) fits in it, at most ``sims``;
+        the first search, with no measure yet, runs :data:`CALIBRATION_SIMS`. Rounded down to a
+        grid of ratio 2^(1/4), so that few search trees are built."""
+        if self.time is None:
+            return self.sims
+        cost = self._seconds_per_sim.get(key)
+        if cost is None:
+            return min(CALIBRATION_SIMS, self.sims)
+        fit = max(2.0, self.time / cost)
+        return int(min(self.sims, 2 ** (np.floor(4 * np.log2(fit)) / 4)))
 
     def finishing_moves(self, game: Game, states: np.ndarray) -> np.ndarray:
         """Per packed state: the first move of the shortest forced end within ``finish`` plies when
