@@ -162,7 +162,7 @@ def page_optimality(files: Loaded, models_dir: Path) -> str:
             [
                 f"`{r['agent']}`",
                 f"{r['rate']:.1%}",
-                ci(r["ci95"], 3),
+                f"[{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]",
                 *(r["blunders"].get(k, 0) for k in ("win->draw", "win->loss", "draw->loss")),
             ]
             for r in p["rows"]
@@ -428,6 +428,7 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
                 cells.setdefault(f"[{label}](docs/results/benchmarks.md)", {})[game] = text
     if not cells:
         return "*No result files yet* (`make results` renders this table from `results/`)."
+    names = [n for n in names if any(n in got for got in cells.values())]  # variants with a cell
     rows = [[row, *(got.get(n, "—") for n in names)] for row, got in cells.items()]
     intro = (
         "Scores are over 200 opening pairs with both seatings (95% interval over the pairs); optimality is "
