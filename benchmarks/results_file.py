@@ -55,9 +55,7 @@ def write_table(
 
 def variant(game: Any) -> str:
     """``Songo Ewondo``, ``En Dodoi (8 holes)``: a game in words, as the results pages name it."""
-    info = game_info(game.name)
-    holes = any(p == "holes_per_row" for p, _ in info.parameters)
-    return info.display_name + (f" ({game.holes_per_row} holes)" if holes else "")
+    return game_info(game.name).variant_name(game.params)
 
 
 def per_second(value: float) -> str:

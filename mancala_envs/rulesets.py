@@ -255,6 +255,12 @@ class GameInfo:
     env_module: str | None = None
     gym_name: str | None = None
 
+    def variant_name(self, params: Mapping[str, Any]) -> str:
+        """``Songo Ewondo``, ``En Dodoi (8 holes)``: the game with ``params`` in words (the holes a
+        row when they are one of its parameters)."""
+        holes = params.get("holes_per_row") if any(p == "holes_per_row" for p, _ in self.parameters) else None
+        return self.display_name + (f" ({holes} holes)" if holes else "")
+
     def __post_init__(self) -> None:
         r = check_ruleset(self.ruleset)
         if not isinstance(self.display_name, str) or not self.display_name.strip():

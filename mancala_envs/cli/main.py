@@ -26,6 +26,7 @@ from mancala_envs.agents.human import QuitGame
 from mancala_envs.agents.registry import models_played
 from mancala_envs.evaluation.arena import GAMES_FILE, load_records, play_game, replay, round_robin
 from mancala_envs.evaluation.arena.records import TornLineWarning
+from mancala_envs.evaluation.evaluate import pairwise_table, result_row
 from mancala_envs.evaluation.ratings import check_rating_options, compute_ratings
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
@@ -339,7 +340,10 @@ def _tournament(args: argparse.Namespace) -> int:
     )
     title = f"{game.name} {json.dumps(game.params)}, {args.games} games per pair, openings: {args.openings}"
     ratings.to_csv(args.out / "ratings.csv")
-    pairwise = _pairwise(result)
+    pairs = [
+        result_row(result.match(a, b)) for i, a in enumerate(result.agents) for b in result.agents[i + 1 :]
+    ]
+    pairwise = pairwise_table(pairs)
     (args.out / "ratings.md").write_text(
         f"## {title}\n\n{ratings.to_markdown()}\n{pairwise}", encoding="utf-8"
     )
@@ -356,9 +360,7 @@ def _tournament(args: argparse.Namespace) -> int:
             "openings": str(args.openings),
             "ratings": ratings.rows(),
             "notes": ratings.notes(),
-            "pairs": [
-                _pair_row(result, a, b) for i, a in enumerate(result.agents) for b in result.agents[i + 1 :]
-            ],
+            "pairs": pairs,
             "provenance": provenance(command, models_played(game, result.agents)),
         },
     )
@@ -386,43 +388,6 @@ def _check_tournament_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"--resume: {args.out} does not exist, there is no tournament to resume there")
     if args.resume and args.out.is_dir() and all(is_lock_file(p) for p in args.out.iterdir()):
         raise UsageError(f"--resume: {args.out} is empty, there is no tournament to resume there")
-
-
-def _pairwise(result) -> str:
-    """Each pair's score with its pair interval and distinct games (and a caveat when they repeat)."""
-    lines = [
-        "| agent | opponent | games | distinct | score | 95% CI (pairs) |",
-        "|---|---|---:|---:|---:|---|",
-    ]
-    notes = []
-    names = result.agents
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            m = result.match(a, b)
-            lo, hi = m.confidence_interval()
-            lines.append(
-                f"| `{a}` | `{b}` | {m.games} | {m.distinct} | {m.score:.3f} | [{lo:.3f}, {hi:.3f}] |"
-            )
-            if m.caveat():
-                notes.append(f"⚠ `{a}` vs `{b}`: {m.caveat()}.")
-    return "\n".join([*lines, *(["", *notes] if notes else [])]) + "\n"
-
-
-def _pair_row(result, a: str, b: str) -> dict[str, object]:
-    """One pairing of a tournament as a result-file row (``a``'s side)."""
-    m = result.match(a, b)
-    return {
-        "agent": a,
-        "opponent": b,
-        "games": m.games,
-        "distinct": m.distinct,
-        "wins": m.wins,
-        "draws": m.draws,
-        "losses": m.losses,
-        "score": m.score,
-        "ci95": list(m.confidence_interval()),
-        "caveat": m.caveat(),
-    }
 
 
 def _write_pairwise(result, path: Path) -> None:

@@ -152,6 +152,25 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join([*lines, *(["", *notes] if notes else [])])
 
 
+def pairwise_table(rows: Sequence[dict[str, Any]]) -> str:
+    """A tournament's pairings (:func:`result_row` rows): each pair's score with its pair interval
+    and distinct games, and a caveat when games repeat."""
+    lines = [
+        "| agent | opponent | games | distinct | score | 95% CI (pairs) |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    notes = []
+    for r in rows:
+        lo, hi = r["ci95"]
+        a, b = r["agent"], r["opponent"]
+        lines.append(
+            f"| `{a}` | `{b}` | {r['games']} | {r['distinct']} | {r['score']:.3f} | [{lo:.3f}, {hi:.3f}] |"
+        )
+        if r.get("caveat"):
+            notes.append(f"⚠ `{a}` vs `{b}`: {r['caveat']}.")
+    return "\n".join([*lines, *(["", *notes] if notes else [])]) + "\n"
+
+
 def plot_curve(history: Sequence[dict[str, Any]], path: Path) -> None:
     """Evaluation score against training steps, one line (with its 95% band) per opponent."""
     matplotlib = require("matplotlib", "train", "the learning-curve plot")
