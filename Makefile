@@ -9,7 +9,7 @@ EXTRAS ?= dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: train demo test lint bench notebooks docs results clean
+.PHONY: train demo test lint bench notebooks docs results datasets clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,16 @@ docs: $(STAMP)  ## the documentation site, warnings as errors, into docs/_build/
 
 results: $(STAMP)  ## render docs/results/*.md and the README's headline table from the result files in results/
 	$(PY) docs/render_results.py
+
+# greedy against minimax:depth=2 over 16 opening pairs, exact values from 10-seed tables (built in the tablebase cache)
+DATASETS := docs/examples/datasets
+DATASET_ARGS := --learner greedy --opponent minimax:depth=2 --openings 16 --seed 0 --max-seeds 10 --out $(DATASETS) --no-progress
+
+datasets: $(STAMP)  ## the example Minari datasets in docs/examples/datasets (docs/datasets.md), rewritten
+	rm -rf $(DATASETS)
+	$(VENV)/bin/mancala dataset --game songo_ewondo $(DATASET_ARGS) --dataset-id mancala/songo_ewondo/greedy-vs-minimax2-v0
+	$(VENV)/bin/mancala dataset --game sadeqa_ii $(DATASET_ARGS) --dataset-id mancala/sadeqa_ii/greedy-vs-minimax2-v0
+	$(VENV)/bin/mancala dataset --game en_dodoi --holes-per-row 8 $(DATASET_ARGS) --dataset-id mancala/en_dodoi_8/greedy-vs-minimax2-v0
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -46,7 +46,13 @@ FORMAT, VERSION = "mancala_envs.policy", 1
 MODELS_DIR = Path(str(resources.files("mancala_envs.models")))  # the shipped models (package data)
 
 
-SHIPPED_NAMES = {"policy": "{game}.json", "az": "az_{game}.json"}  # agent -> its shipped model's file
+# agent -> its shipped model's file, per variant (Game.variant: songo_ewondo, en_dodoi_8, ...)
+SHIPPED_NAMES = {"policy": "{variant}.json", "az": "az_{variant}.json"}
+
+
+def shipped_path(game: Any, agent: str) -> Path:
+    """Where the package keeps ``agent``'s model for ``game``'s variant (it may be missing)."""
+    return MODELS_DIR / SHIPPED_NAMES[agent].format(variant=game.variant)
 
 
 def model_played(game: Any, agent: str, options: dict[str, str]) -> dict[str, str] | None:
@@ -56,8 +62,7 @@ def model_played(game: Any, agent: str, options: dict[str, str]) -> dict[str, st
     whose file is missing (the agent itself refuses it)."""
     if agent not in SHIPPED_NAMES:
         return None
-    shipped = MODELS_DIR / SHIPPED_NAMES[agent].format(game=game.name)
-    path = Path(options["path"]) if "path" in options else shipped
+    path = Path(options["path"]) if "path" in options else shipped_path(game, agent)
     try:
         digest = json.loads(path.read_text(encoding="utf-8")).get("sha256")
     except (OSError, ValueError):
@@ -66,13 +71,13 @@ def model_played(game: Any, agent: str, options: dict[str, str]) -> dict[str, st
     return {"file": f"mancala_envs/models/{path.name}" if is_shipped else str(path), "sha256": str(digest)}
 
 
-def shipped_model(name: str, game: Any, what: str, agent: str) -> Path:
-    """The shipped model file ``name`` (package data, :data:`MODELS_DIR`) for ``game``; a
-    ``ValueError`` naming ``agent:path=FILE`` as the way out when the package has none."""
-    path = MODELS_DIR / name
+def shipped_model(game: Any, agent: str, what: str) -> Path:
+    """:func:`shipped_path` (package data, :data:`MODELS_DIR`); a ``ValueError`` naming
+    ``agent:path=FILE`` as the way out when the package has none for ``game``'s variant."""
+    path = shipped_path(game, agent)
     if not path.is_file():
         raise ValueError(
-            f"no shipped {what} for {game.name}: {path} does not exist; give one with {agent}:path=FILE"
+            f"no shipped {what} for {game.variant}: {path} does not exist; give one with {agent}:path=FILE"
         )
     return path
 

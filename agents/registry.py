@@ -59,7 +59,7 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
     "mcts": (
         MCTSAgent,
         {"sims": _integer, "c": _number, "time": _number},
-        "mcts:sims=1000[,c=1.4][,time=SECONDS]",
+        "mcts:sims=1000[,c=1.4][,time=SECONDS (no sims cap unless given)]",
     ),
     "policy": (
         PolicyAgent,

@@ -11,8 +11,16 @@ is ``(wins + draws / 2) / games`` from the agent's side (a game stopped at ``max
 of ``mancala evaluate`` with the same seed (a spec is rebuilt with the arena's seed before every
 game; a network agent is loaded once and reseeded). Time per move: wall time of each side's ``act``
 calls over its own moves, on this machine as loaded when it ran, after one untimed warm-up move of
-each. ``--out``: the rows as a result file (:mod:`mancala_envs.infra.results`), rewritten after
-every match.
+each; network agents run on ``--torch-threads`` threads (default 1: torch's threads spin when the
+cores are shared, and a move then costs ten times as long). ``--out``: the rows as a result file
+(:mod:`mancala_envs.infra.results`), rewritten after every match.
+
+**Equal time per move** (``--equal-time minimax mcts``): for each agent, first its mean time per
+move is measured over ``--calibration-games`` games against ``minimax:depth=4`` (openings of the
+same suite, other seeds); then each named opponent plays it with that budget, ``NAME:time=T``
+(iterative deepening or simulations until T is spent). Both sides' measured time per move stands
+beside the score, so the equality can be checked. A network agent's row also states what its
+input costs: engine moves per evaluation (the lookahead rows it reads, legal or not).
 """
 
 from __future__ import annotations
@@ -54,6 +62,26 @@ class Timed(Agent):
         return 1000 * self.seconds / max(self.moves, 1)
 
 
+def calibrate(game: Game, spec: str, games: int, seed: int, warm: State) -> float:
+    """``spec``'s mean seconds per move over ``games`` games against ``minimax:depth=4`` (after
+    an untimed warm-up move from ``warm``)."""
+    from mancala_envs.evaluation.arena import play_match
+
+    a = Timed(spec)
+    a.inner.act(game, warm)
+    play_match(game, a, "minimax:depth=4", games, seed=seed + 1)
+    return a.seconds / max(a.moves, 1)
+
+
+def input_cost(game: Game, spec: str) -> int | None:
+    """Engine moves per network evaluation of an az spec (None for other agents)."""
+    if parse_spec(spec)[0] != "az":
+        return None
+    from mancala_envs.agents.alphazero.network import engine_moves_per_evaluation
+
+    return engine_moves_per_evaluation(make_agent(spec).model(game)[1])
+
+
 def main() -> None:
     from mancala_envs.evaluation.arena import play_match
     from mancala_envs.evaluation.openings import resolve_openings
@@ -62,11 +90,31 @@ def main() -> None:
     p.add_argument("--game", choices=GAMES, default="en_dodoi")
     p.add_argument("--holes-per-row", type=int, default=None)
     p.add_argument("--agents", nargs="+", default=["az", "az:sims=0"])
-    p.add_argument("--opponents", nargs="+", default=["minimax:depth=2", "minimax:depth=4", "mcts:sims=1000"])
+    p.add_argument("--opponents", nargs="*", default=["minimax:depth=2", "minimax:depth=4", "mcts:sims=1000"])
     p.add_argument("--games", type=int, default=400, help="games per pairing (even): games / 2 opening pairs")
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--out", default=None, help="write the rows as JSON here")
+    p.add_argument(
+        "--equal-time",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="also play these agents (minimax, mcts) with each agent's measured time per move",
+    )
+    p.add_argument("--calibration-games", type=int, default=8, help="games that measure the time per move")
+    p.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch CPU threads of the network agents (1: no slowdown when the cores are shared)",
+    )
     args = p.parse_args()
+    try:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
+    except ImportError:
+        pass
     params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
     game = get_game(args.game, **params)
     print(f"{game.name} ({game.holes_per_row} holes a row), {args.games} games per pairing, seed {args.seed}")
@@ -79,7 +127,13 @@ def main() -> None:
     record = provenance(command_line(), models_played(game, [*args.agents, *args.opponents]))
     warm = next(s for s in resolve_openings(game, "default", 8) if game.legal_mask(s).sum() > 1)
     for spec in args.agents:
-        for opponent in args.opponents:
+        opponents = list(args.opponents)
+        budget = None
+        if args.equal_time:
+            budget = calibrate(game, spec, args.calibration_games, args.seed, warm)
+            opponents = [f"{name}:time={budget:.4g}" for name in args.equal_time] + opponents
+            print(f"`{spec}`: {1000 * budget:.1f} ms/move over {args.calibration_games} calibration games")
+        for opponent in opponents:
             a, b = Timed(spec), Timed(opponent)
             for side in (a, b):  # load compiled code and models before the clock runs
                 side.inner.act(game, warm)
@@ -99,6 +153,10 @@ def main() -> None:
                 "agent_ms_per_move": a.ms_per_move(),
                 "opponent_ms_per_move": b.ms_per_move(),
             }
+            if budget is not None and opponent not in args.opponents:
+                row["equal_time"] = {"budget_ms": 1000 * budget, "calibration_games": args.calibration_games}
+            if input_cost(game, spec) is not None:
+                row["engine_moves_per_evaluation"] = input_cost(game, spec)
             rows.append(row)
             print(
                 f"| `{spec}` | `{opponent}` | {res.pairs} | {res.wins}/{res.draws}/{res.losses} "

@@ -46,18 +46,19 @@ def variant_key(payload: dict[str, Any]) -> tuple[int, int]:
 
 
 def stale_models(payload: dict[str, Any], models_dir: Path) -> list[str]:
-    """The shipped models this result played whose weights changed since (or are gone)."""
+    """The shipped models this result played whose weights are no longer shipped: no model file
+    of the package records that checksum any more (a renamed file of the same weights is not
+    stale; a retrained one is)."""
+    shipped = set()
+    for path in models_dir.glob("*.json"):
+        try:
+            shipped.add(json.loads(path.read_text(encoding="utf-8")).get("sha256"))
+        except (OSError, ValueError):
+            continue
     out = []
     for spec, model in sorted(payload["provenance"].get("models", {}).items()):
         file = model.get("file", "")
-        if not file.startswith("mancala_envs/models/"):
-            continue  # a user's file: not ours to track
-        path = models_dir / Path(file).name
-        try:
-            current = json.loads(path.read_text(encoding="utf-8")).get("sha256")
-        except (OSError, ValueError):
-            current = None
-        if current != model.get("sha256"):
+        if file.startswith("mancala_envs/models/") and model.get("sha256") not in shipped:
             out.append(f"`{spec}` ({file})")
     return out
 
@@ -187,7 +188,10 @@ def page_strength(files: Loaded, models_dir: Path) -> str:
         "interval over the pairs. *ms/move*: each side's mean wall time per move in that run, on the "
         "machine named below as loaded then — compare the two sides of a row, not rows of different "
         "runs. `az` is the AlphaZero-style agent with 100 simulations; `az:sims=0` its network alone "
-        "([AlphaZero-style training](../training/alphazero.md)).",
+        "([shipped models](models.md) says what each one is and reads). *The agent's time per move*: "
+        "an opponent given, as its budget (`time=S`, iterative deepening or simulations until S is "
+        "spent), the agent's mean time per move measured just before on this machine "
+        "(`--equal-time`); compare the two ms/move columns of such a row.",
     ]
     if not files:
         return "\n".join([*out, "", missing("python benchmarks/strength_alphazero.py ... --out FILE")])
@@ -199,8 +203,13 @@ def page_strength(files: Loaded, models_dir: Path) -> str:
         for f, p in group:
             rows = [
                 [
-                    f"`{r['agent']}`",
-                    f"`{r['opponent']}`",
+                    f"`{r['agent']}`"
+                    + (
+                        f" ({r['engine_moves_per_evaluation']:,} engine moves per evaluation)"
+                        if "engine_moves_per_evaluation" in r
+                        else ""
+                    ),
+                    f"`{r['opponent']}`" + (" (the agent's time per move)" if "equal_time" in r else ""),
                     r["pairs"],
                     f"{r['wins']}/{r['draws']}/{r['losses']}",
                     f"{r['score']:.3f}",
@@ -330,6 +339,96 @@ page_tablebase = tables_page(
 )
 
 
+def trained_by(config: dict[str, Any]) -> str:
+    """How a shipped model was trained, in words, from the command its JSON records."""
+    command = str(config.get("trained", {}).get("command", ""))
+    if "distill_az" in command:
+        expert = config["trained"].get("expert", "a minimax expert")
+        teacher = config["trained"].get("teacher_trained", {}).get("minutes")
+        return f"distillation: labels from {expert}; the teacher was trained by self-play search" + (
+            f" ({teacher:.0f} min)" if teacher else ""
+        )
+    if "train_alphazero" in command:
+        targets = " with exact tablebase targets" if "--tablebase" in command else ""
+        return f"self-play with Gumbel search (AlphaZero-style){targets}"
+    if "train_ppo" in command:
+        return "MaskablePPO against an opponent pool (self-play snapshots, searchers)"
+    return "not recorded"
+
+
+def page_models(models_dir: Path) -> str:
+    """What every shipped model is, from the model files themselves (not from results/)."""
+    from mancala_envs.agents.alphazero.network import engine_moves_per_evaluation, lookahead_plies
+
+    out = [
+        "# Shipped models",
+        "",
+        'The networks that `make_agent("az")` and `make_agent("policy")` play for each variant, '
+        "read from the model files the package installs (`mancala_envs/models/`). *Input*: what the "
+        "network reads — the board alone, or a lookahead of *k* plies that the rules engine plays "
+        "for it (every move, then every reply, ...; *engine moves per evaluation* counts them, legal "
+        "or not). A citation of `az` should name the row it played.",
+        "",
+        "What the played `az` agent adds beyond the network: a Gumbel search of 100 simulations "
+        "(`sims`), a decided-game discount (`discount=0.1`: a decided position is worth a little less "
+        "the more seeds are still on the board, so the search finishes won games) and a forced-end "
+        "search (`finish=40`: in a decided position with the leader to move, a search for a forced "
+        "end within 40 plies); `az:sims=0` is the network alone, without either "
+        "([agents](../agents.md)). `policy` plays its network's most likely legal move.",
+    ]
+    rows = []
+    for path in sorted(models_dir.glob("*.json")):
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        fmt = config.get("format")
+        if fmt not in ("mancala_envs.az", "mancala_envs.policy"):
+            continue
+        trained = config.get("trained", {})
+        if fmt == "mancala_envs.az":
+            plies = lookahead_plies(config)
+            reads = f"{plies}-ply lookahead" if plies else "the board"
+            cost = f"{engine_moves_per_evaluation(config):,}"
+            amount = f"{trained.get('positions', 0):,} positions"
+            if trained.get("teacher_trained"):
+                amount += f" (teacher: {trained['teacher_trained'].get('positions', 0):,})"
+        else:
+            reads, cost = "the board", "0"
+            amount = f"{trained.get('steps', 0):,} steps"
+        minutes = trained.get("minutes")
+        game = {"game": config["game"], "params": config.get("params", {})}
+        rows.append(
+            (
+                variant_key(game),
+                fmt,
+                [
+                    variant(game),
+                    "`az`" if fmt == "mancala_envs.az" else "`policy`",
+                    f"`{path.stem}`",
+                    trained_by(config),
+                    reads,
+                    cost,
+                    amount + (f", {minutes:.0f} min" if minutes else ""),
+                    f"`{trained.get('command', 'not recorded')}`",
+                ],
+            )
+        )
+    rows.sort(key=lambda r: (r[0], r[1]))
+    header = [
+        "variant",
+        "agent",
+        "file",
+        "trained by",
+        "input",
+        "engine moves / evaluation",
+        "training",
+        "command",
+    ]
+    out += ["", table(header, [r[2] for r in rows], "---|---|---|---|---|---:|---|---")]
+    return "\n".join(out) + "\n"
+
+
 # page -> (renderer, result files under results/)
 PAGE_SOURCES: dict[str, tuple[Callable[[Loaded, Path], str], str]] = {
     "balance": (page_balance, "balance/*.json"),
@@ -421,6 +520,7 @@ def render_all(results: Path = RESULTS, models_dir: Path = MODELS_DIR) -> dict[s
         name: f"{GENERATED}\n\n{render(loaded[name], models_dir).rstrip()}\n"
         for name, (render, _) in PAGE_SOURCES.items()
     }
+    pages["models"] = f"{GENERATED}\n\n{page_models(models_dir).rstrip()}\n"
     pages["README"] = headline(loaded, models_dir)
     return pages
 

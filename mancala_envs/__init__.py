@@ -2,7 +2,8 @@
 
 The rules core (RULES.md §5): :func:`get_game`, :class:`Game`, :class:`State`,
 :class:`IllegalMoveError` (and :class:`UnknownArgumentError`, an env's unknown keyword), the
-batched :func:`random_games` and :func:`outcome`, the one result helper. Environments: the
+batched :func:`random_games` and :func:`outcome`, the one result helper; :func:`variants`, every game at
+every parameter value. Environments: the
 PettingZoo modules ``songo_ewondo_v0``, ``sadeqa_ii_v0``, ``en_dodoi_v0``, and
 :mod:`mancala_envs.envs` (AEC, single-agent Gymnasium, vector envs). Games as data:
 :class:`GameInfo`, :func:`register_game`.
@@ -10,7 +11,7 @@ PettingZoo modules ``songo_ewondo_v0``, ``sadeqa_ii_v0``, ``en_dodoi_v0``, and
 
 import mancala_envs._numba_cache  # noqa: F401  (first: keys numba's cache on the kernels' sources)
 from mancala_envs.envs.common import UnknownArgumentError
-from mancala_envs.game import Game, get_game, outcome
+from mancala_envs.game import Game, get_game, outcome, variants
 from mancala_envs.random_play import RandomGames, random_games
 from mancala_envs.registration import register_envs, register_game, unregister_game
 from mancala_envs.rulesets import GAMES, GameInfo, Ruleset
@@ -33,5 +34,6 @@ __all__ = [
     "random_games",
     "register_game",
     "unregister_game",
+    "variants",
 ]
 __version__ = "0.2.0"

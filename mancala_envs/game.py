@@ -11,6 +11,7 @@ for actions) naming the problem; the kernels trust what they get.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,7 +29,7 @@ from mancala_envs.core.batch import (
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
 from mancala_envs.cursor import Cursor
-from mancala_envs.rulesets import RULESETS, Ruleset, get_ruleset, parameter_values
+from mancala_envs.rulesets import GAMES, RULESETS, Ruleset, game_info, get_ruleset, parameter_values
 from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
 __all__ = ["Game", "IllegalMoveError", "State", "get_game", "outcome"]
@@ -115,6 +116,13 @@ class Game:
         """The parameters that rebuild this game with :func:`get_game`: ``max_plies`` (TR1), then
         those its :class:`~mancala_envs.rulesets.GameInfo` lists (En Dodoi: ``holes_per_row``)."""
         return parameter_values(self.ruleset)
+
+    @property
+    def variant(self) -> str:
+        """The variant's name in file names: the game and the values of its parameters other than
+        ``max_plies`` (``songo_ewondo``, En Dodoi at 8 holes: ``en_dodoi_8``). Tables, optimality
+        suites and shipped models are named after it."""
+        return self.name + "".join(f"_{v}" for k, v in self.params.items() if k != "max_plies")
 
     # ------------------------------------------------------------------ states
 
@@ -445,3 +453,16 @@ def get_game(name: str, **params: object) -> Game:
     1000) and the parameters of its :class:`~mancala_envs.rulesets.GameInfo` (En Dodoi:
     ``holes_per_row`` 6..10, default 8)."""
     return Game(get_ruleset(name, **params))
+
+
+def variants(name: str | None = None) -> list[Game]:
+    """Every variant of the registered game ``name`` (None: of every game, in registry order): one
+    :class:`Game` per combination of its parameters' values (En Dodoi: 6 to 10 holes a row), each
+    with the default ``max_plies``."""
+    out = []
+    for game in GAMES if name is None else [name]:
+        info = game_info(game)
+        names = [p for p, _ in info.parameters]
+        for values in itertools.product(*(values for _, values in info.parameters)):
+            out.append(get_game(game, **dict(zip(names, values, strict=True))))
+    return out

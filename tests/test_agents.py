@@ -284,6 +284,7 @@ def test_mcts_takes_an_immediate_win(name):
     ("spec", "done", "limit"),
     [
         ("minimax:depth=40,time=0.05", "last_depth", 40),  # the time stops the iterative deepening
+        ("minimax:time=0.05", "last_depth", 60),  # time alone: deepening until the budget is spent
         ("mcts:sims=200000,time=0.05", "last_sims", 200000),  # ... and the simulations
     ],
 )
@@ -296,6 +297,24 @@ def test_search_stops_at_its_time_budget(spec, done, limit):
     assert time.perf_counter() - start < 1.0
     assert move in game.legal_actions(s)
     assert 1 <= getattr(agent, done) < limit  # some of the work done, not all of it
+
+
+def test_mcts_time_alone_searches_until_the_budget_and_grows_its_tree(monkeypatch):
+    """``mcts:time=S`` without ``sims`` is not capped at the default 1000 simulations: its tree
+    starts small and doubles (child links kept), and the search it grows is the search a tree
+    allocated whole would run (same seed, same simulations, same root visits)."""
+    from mancala_envs.agents.mcts import agent as mcts_agent
+
+    monkeypatch.setattr(mcts_agent, "FIRST_NODES", 64)
+    game = get_game("songo_ewondo")
+    s = random_positions(game, 1, seed=2, max_plies=10)[0]
+    timed = make_agent("mcts:time=0.2", seed=5)
+    assert timed.name == "mcts:time=0.2"
+    visits = timed.search(game, s)
+    assert timed.last_sims > 1000 and timed._shape[0] >= timed.last_sims + 1 > 64
+    assert visits.sum() == timed.last_sims
+    whole = MCTSAgent(sims=timed.last_sims, seed=5)  # the same simulations in a tree allocated whole
+    assert np.array_equal(whole.search(game, s), visits)
 
 
 def test_a_huge_time_budget_is_no_budget():
@@ -401,7 +420,7 @@ def test_legacy_module_paths_are_put_back():
         assert model_files.EXTRACTOR_CLASSES[name] == f"{cls.__module__}.{cls.__qualname__}"
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi_8"])
 def test_torch_only_policy_matches_the_sb3_policy(name):
     """A shipped safe pair loads into a torch-only PolicyNet whose logits, raw and masked, are the
     sb3-contrib MaskableActorCriticPolicy's on the same weights."""

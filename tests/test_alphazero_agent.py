@@ -8,16 +8,18 @@ import numpy as np
 import pytest
 import torch
 
-from mancala_envs import get_game
+from mancala_envs import get_game, variants
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.network import (
     build_network,
     load_network,
+    lookahead_plies,
     network_config,
     save_network,
     torch_evaluator,
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch
+from mancala_envs.agents.model_files import config_game
 from mancala_envs.agents.registry import make_agent
 from mancala_envs.evaluation.arena import play_match
 from tests.golden_search import random_position
@@ -180,16 +182,18 @@ def test_network_and_path_together_is_an_error(model):
         AZAgent(path=path, network=net)
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
-def test_shipped_models_load_and_play(name):
-    """models/az_<game>.json/.pt load through make_agent("az") (En Dodoi at 8 holes) and play."""
-    game = get_game(name)
+@pytest.mark.parametrize("variant", variants(), ids=lambda g: g.variant)
+def test_shipped_models_load_and_play(variant):
+    """models/az_<variant>.json/.pt load through make_agent("az") for every variant (En Dodoi at
+    every width) and play, with the search and alone."""
+    game = variant
     state = random_position(game, 6, 1)
     for spec in ("az:sims=8", "az:sims=0"):
         agent = make_agent(spec)
         assert game.legal_mask(state)[agent.act(game, state)] == 1
-    assert agent.model(game)[1]["game"] == name
-    assert agent.lookahead(game) == (3 if name == "en_dodoi" else 1)  # En Dodoi's reads three plies
+    config = agent.model(game)[1]
+    assert config_game(config).variant == game.variant
+    assert agent.lookahead(game) == lookahead_plies(config)
 
 
 def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, monkeypatch):

@@ -34,6 +34,7 @@ NOT_RUN = {
 SKIPPED_FOLDERS = ("_build", "api/_generated", "notebooks", "jupyter_execute", "_templates")
 # An optional library a block imports -> the extra that installs it (the block is skipped without it).
 EXTRA = {
+    "minari": "dataset",
     "torch": "agents",
     "stable_baselines3": "sb3",
     "sb3_contrib": "sb3",

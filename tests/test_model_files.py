@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mancala_envs import get_game  # noqa: E402
+from mancala_envs import get_game, variants  # noqa: E402
 from mancala_envs.agents import model_files  # noqa: E402
 from mancala_envs.agents.alphazero.network import (  # noqa: E402
     build_network,
@@ -120,8 +120,9 @@ def test_a_flipped_byte_in_the_weights_fails_the_checksum(kind, tmp_path):
         load(path)
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+@pytest.mark.parametrize("name", [g.variant for g in variants()])
 def test_shipped_models_carry_checksums(name):
+    """Every variant (En Dodoi at every width) ships a policy and an az model, checksummed."""
     for stem in (name, f"az_{name}"):
         config = json.loads((model_files.MODELS_DIR / f"{stem}.json").read_text())
         weights = (model_files.MODELS_DIR / f"{stem}.pt").read_bytes()

@@ -3,18 +3,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from mancala_envs import get_game, tablebase
+from mancala_envs import Game, get_game, tablebase, variants
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.cli.main import main as mancala
 from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
 from mancala_envs.evaluation.suites import make_suite
 from mancala_envs.tablebase.suites import informative, load_suite, read_suite, write_suite
-
-SHIPPED = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 8})]
 
 
 @pytest.fixture(scope="module")
@@ -124,10 +124,10 @@ def test_cli(songo, tmp_path, capsys):
     assert "40 positions" in text and "greedy" in text and "random" in text and "win->draw" in text
 
 
-@pytest.mark.parametrize(("name", "params"), SHIPPED, ids=[n for n, _ in SHIPPED])
-def test_shipped_suites(name, params, tmp_path):
-    """Every game ships a suite; its small-seed positions match a table built here."""
-    game = get_game(name, **params)
+@pytest.mark.parametrize("game", variants(), ids=lambda g: g.variant)
+def test_shipped_suites(game, tmp_path):
+    """Every variant (En Dodoi at every width) ships a suite; its small-seed positions match a
+    table built here."""
     suite = load_suite(game)
     assert len(suite) >= 1000
     assert len({(*e.state.board, *e.state.captured, e.state.to_move) for e in suite}) == len(suite)
@@ -143,6 +143,7 @@ def test_shipped_suites(name, params, tmp_path):
         np.testing.assert_array_equal(tb.move_outcomes(e.state), e.move_outcomes)
 
 
-def test_no_suite_ships_for_other_widths():
-    with pytest.raises(ValueError, match="no optimality suite ships for en_dodoi_6"):
-        load_suite(get_game("en_dodoi", holes_per_row=6))
+def test_no_suite_ships_for_a_game_of_ones_own():
+    rules = get_game("sadeqa_ii").ruleset
+    with pytest.raises(ValueError, match="no optimality suite ships for my_sadeqa"):
+        load_suite(Game(dataclasses.replace(rules, name="my_sadeqa")))

@@ -180,3 +180,18 @@ def test_plays_whole_games_from_the_start(setup):
     game, _, path = setup
     record = play_game(game, PerfectAgent(path=path, depth=2), "random", seed=3)
     assert record.plies > 0
+
+
+@pytest.mark.parametrize("holes", [6, 7, 9, 10])
+def test_builds_its_table_on_demand_at_every_en_dodoi_width(holes, tmp_path):
+    """``perfect:max_seeds=K`` builds the table of any En Dodoi width where none is, then plays
+    only outcome-preserving moves inside it."""
+    game = get_game("en_dodoi", holes_per_row=holes)
+    path = tmp_path / "table"
+    agent = make_agent(f"perfect:max_seeds=4,path={path},depth=2", seed=1)
+    record = play_game(game, agent, "random", seed=2)
+    assert record.plies > 0
+    tb = tablebase.load(path, game)
+    assert tb.max_seeds == 4
+    for k, state in enumerate(random_positions(game, tb, 1, 5, seed=holes)):
+        assert tb.best_actions(state)[PerfectAgent(path=path, seed=k).act(game, state)] == 1

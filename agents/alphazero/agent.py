@@ -41,7 +41,7 @@ from mancala_envs import Game, State
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
 from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number, time_budget
-from mancala_envs.agents.model_files import SHIPPED_NAMES, shipped_model
+from mancala_envs.agents.model_files import shipped_model
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
@@ -67,8 +67,8 @@ def check_discount(value: Any) -> float:
 
 
 def shipped_az_model(game: Game) -> Path:
-    """``models/az_<game>.json``; ``ValueError`` when it is not there."""
-    return shipped_model(SHIPPED_NAMES["az"].format(game=game.name), game, "az model", "az")
+    """``models/az_<variant>.json``; ``ValueError`` when it is not there."""
+    return shipped_model(game, "az", "az model")
 
 
 class AZAgent(NetworkAgent):

@@ -284,6 +284,13 @@ def lookahead_plies(config: dict[str, Any]) -> int:
     return input_plies(*(int(network.get(k, 0)) for k in ("lookahead", "replies", "third")))
 
 
+def engine_moves_per_evaluation(config: dict[str, Any]) -> int:
+    """The engine moves one evaluation's input costs: the lookahead rows ``n + n**2 + ...`` to
+    :func:`lookahead_plies` plies (``n`` holes a row, every move legal or not), 0 for raw counts."""
+    n = int(config["num_actions"])
+    return sum(n**k for k in range(1, lookahead_plies(config) + 1))
+
+
 AZ_FIELDS = ("game", "params", "observation", "observation_size", "num_actions", "total_seeds", "network")
 AZ_OPTIONAL = ("format", "version", "search", "trained", "sha256")
 NETWORK_FIELDS, NETWORK_OPTIONAL = ("hidden", "one_hot_max", "scale"), ("lookahead", "replies", "third")

@@ -17,14 +17,22 @@ from mancala_envs.agents.base import Agent, spec_number, time_budget
 from mancala_envs.agents.mcts.kernels import mcts_run
 
 MAX_SIMS = 10_000_000  # the tree holds one node per simulation
+DEFAULT_SIMS = 1000
+FIRST_NODES = 1 << 14  # with a time budget the tree starts this large and doubles as it fills
 
 
 class MCTSAgent(Agent):
     """UCT with ``sims`` simulations per move, exploration constant ``c`` (rewards in [0, 1]) and
-    an optional ``time`` budget in seconds (whichever ends first). ``last_sims`` and
-    ``last_seconds`` report the work done for the last move."""
+    an optional ``time`` budget in seconds. Without a time budget ``sims`` defaults to 1000; with
+    one, the search runs until the budget is spent (capped by ``sims`` only when it is given), so
+    that ``mcts:time=S`` thinks as long as ``minimax:time=S`` and ``az:time=S``. ``last_sims``
+    and ``last_seconds`` report the work done for the last move."""
 
-    def __init__(self, sims: int = 1000, c: float = 1.4, time: float | None = None, seed: int = 0):
+    def __init__(self, sims: int | None = None, c: float = 1.4, time: float | None = None, seed: int = 0):
+        self.time = time_budget(time, "mcts")
+        given = sims
+        if sims is None:
+            sims = DEFAULT_SIMS if self.time is None else MAX_SIMS
         if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or not 1 <= sims <= MAX_SIMS:
             raise ValueError(f"mcts sims must be an integer in 1..{MAX_SIMS}, got {sims!r}")
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c < float("inf"):
@@ -32,16 +40,17 @@ class MCTSAgent(Agent):
         super().__init__(seed)
         self.sims = int(sims)
         self.c = float(c)
-        self.time = time_budget(time, "mcts")
-        self.name = f"mcts:sims={self.sims}" + ("" if self.c == 1.4 else f",c={spec_number(self.c)}")
-        self.name += "" if self.time is None else f",time={spec_number(self.time)}"
+        parts = [] if self.time is not None and given is None else [f"sims={self.sims}"]
+        parts += [] if self.c == 1.4 else [f"c={spec_number(self.c)}"]
+        parts += [] if self.time is None else [f"time={spec_number(self.time)}"]
+        self.name = "mcts:" + ",".join(parts)
         self.last_sims = 0
         self.last_seconds = 0.0
-        self._shape: tuple[int, int] | None = None
+        self._shape: tuple[int, int, int] | None = None
 
-    def _allocate(self, game: Game) -> None:
-        nodes = self.sims + 1  # one expansion per simulation
-        if self._shape != (nodes, game.state_size):
+    def _allocate(self, game: Game, nodes: int) -> None:
+        """Room for ``nodes`` tree nodes (one expansion per simulation, plus the root)."""
+        if self._shape != (nodes, game.state_size, game.num_actions):
             self._states = np.zeros((nodes, game.state_size), dtype=np.int32)
             self._children = np.empty((nodes, game.num_actions), dtype=np.int32)
             self._visits = np.zeros(nodes, dtype=np.float64)
@@ -49,36 +58,56 @@ class MCTSAgent(Agent):
             self._mover = np.zeros(nodes, dtype=np.int32)
             self._path = np.zeros(nodes + 1, dtype=np.int64)
             self._scratch = np.zeros(game.state_size, dtype=np.int32)
-            self._shape = (nodes, game.state_size)
-        if self._children.shape[1] != game.num_actions:
-            self._children = np.empty((nodes, game.num_actions), dtype=np.int32)
+            self._shape = (nodes, game.state_size, game.num_actions)
+
+    def _grow(self, used: int) -> None:
+        """Double the tree's arrays, keeping its first ``used`` nodes (child links stay valid)."""
+        nodes, size, n = self._shape
+        old = (self._states, self._children, self._visits, self._value, self._mover)
+        self._shape = None
+        self._states = np.zeros((2 * nodes, size), dtype=np.int32)
+        self._children = np.empty((2 * nodes, n), dtype=np.int32)
+        self._visits = np.zeros(2 * nodes, dtype=np.float64)
+        self._value = np.zeros(2 * nodes, dtype=np.float64)
+        self._mover = np.zeros(2 * nodes, dtype=np.int32)
+        for new, arr in zip(
+            (self._states, self._children, self._visits, self._value, self._mover), old, strict=True
+        ):
+            new[:used] = arr[:used]
+        self._path = np.zeros(2 * nodes + 1, dtype=np.int64)
+        self._shape = (2 * nodes, size, n)
 
     def search(self, game: Game, state: State) -> np.ndarray:
         """Run the simulations from ``state``; returns the visit count of each root move."""
         if not game.legal_actions(state):
             raise ValueError("no legal move: the game is over")
-        self._allocate(game)
+        self._allocate(game, self.sims + 1 if self.time is None else min(self.sims + 1, FIRST_NODES))
         self._children.fill(-1)
         self._states[0] = state.array
         self._visits[0] = 0.0
         self._value[0] = 0.0
-        args = (game.rules, self.rng, self._states, self._children, self._visits, self._value, self._mover)
         start = _time.perf_counter()
         nodes = 1
         if self.time is None:
-            nodes = mcts_run(self.sims, self.c, *args, nodes, self._path, self._scratch)
+            nodes = mcts_run(self.sims, self.c, *self._tree(game), nodes, self._path, self._scratch)
             done = self.sims
         else:
             done, chunk = 0, 16
             while done < self.sims and _time.perf_counter() - start < self.time:
                 k = min(chunk, self.sims - done)
-                nodes = mcts_run(k, self.c, *args, nodes, self._path, self._scratch)
+                if nodes + k > self._shape[0]:
+                    self._grow(nodes)
+                    self._children[nodes:].fill(-1)
+                nodes = mcts_run(k, self.c, *self._tree(game), nodes, self._path, self._scratch)
                 done += k
                 chunk = min(chunk * 2, 256)
         self.last_sims = done
         self.last_seconds = _time.perf_counter() - start
         kids = self._children[0]
         return np.where(kids >= 0, self._visits[np.maximum(kids, 0)], 0.0)
+
+    def _tree(self, game: Game) -> tuple:
+        return (game.rules, self.rng, self._states, self._children, self._visits, self._value, self._mover)
 
     def act(self, game: Game, state: State) -> int:
         legal = game.legal_actions(state)

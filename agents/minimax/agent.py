@@ -53,19 +53,27 @@ from mancala_envs.rulesets import GameTable, default_heuristic_weights, game_inf
 # (-1 none), of every registered game: a live view of GameInfo.weights
 HEURISTIC_WEIGHTS: GameTable[str, tuple[int, ...]] = GameTable(lambda info: (info.name, info.weights))
 MAX_TT_BITS = 20
+DEFAULT_DEPTH, MAX_DEPTH = 4, 60
 NO_LIMIT = 1 << 62
 
 
 class MinimaxAgent(Agent):
-    """Alpha-beta to ``depth`` plies (1..60), optionally within ``time`` seconds per move.
+    """Alpha-beta to ``depth`` plies (1..60), optionally within ``time`` seconds per move. Without
+    ``time`` the depth defaults to 4; with ``time`` alone the deepening goes on until the budget is
+    spent (to depth 60), so that ``minimax:time=S`` thinks as long as ``az:time=S``.
 
     After each move ``last_nodes``, ``last_seconds`` and ``last_depth`` (deepest completed
     iteration) report the work done; ``nodes_per_second`` their ratio.
     """
 
-    def __init__(self, depth: int = 4, time: float | None = None, epsilon: float = 0.0, seed: int = 0):
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 60:
-            raise ValueError(f"minimax depth must be an integer in 1..60, got {depth!r}")
+    def __init__(
+        self, depth: int | None = None, time: float | None = None, epsilon: float = 0.0, seed: int = 0
+    ):
+        given = depth
+        if depth is None:
+            depth = DEFAULT_DEPTH if time is None else MAX_DEPTH
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= MAX_DEPTH:
+            raise ValueError(f"minimax depth must be an integer in 1..{MAX_DEPTH}, got {depth!r}")
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon <= 1:
             raise ValueError(f"minimax epsilon must be a number in [0, 1], got {epsilon!r}")
         super().__init__(seed)
@@ -75,7 +83,7 @@ class MinimaxAgent(Agent):
         self.name = spec_name(
             "minimax",
             {
-                "depth": self.depth,
+                "depth": None if given is None and time is not None else self.depth,
                 "time": None if time is None else spec_number(self.time),
                 "epsilon": spec_number(self.epsilon) if self.epsilon else None,
             },

@@ -23,14 +23,14 @@ import numpy as np
 
 from mancala_envs import Game
 from mancala_envs.agents.base import NetworkAgent, spec_name, spec_number
-from mancala_envs.agents.model_files import SHIPPED_NAMES, shipped_model
+from mancala_envs.agents.model_files import shipped_model
 from mancala_envs.infra.extras import require
 
 
 def shipped_policy(game: Game) -> Path:
-    """The shipped ``<game>.json`` (package data ``mancala_envs.models``); ``ValueError`` when it is not
-    there."""
-    return shipped_model(SHIPPED_NAMES["policy"].format(game=game.name), game, "policy", "policy")
+    """The shipped ``<variant>.json`` (package data ``mancala_envs.models``); ``ValueError`` when it
+    is not there."""
+    return shipped_model(game, "policy", "policy")
 
 
 class PolicyAgent(NetworkAgent):

@@ -1,5 +1,6 @@
 """The ``mancala`` command: ``play``, ``tournament``, ``replay`` (and, from other modules,
-``train``, ``train-az``, ``distill-az``, ``evaluate``, ``optimality``, ``tablebase``, ``train-rllib``).
+``train``, ``train-az``, ``distill-az``, ``evaluate``, ``optimality``, ``tablebase``, ``dataset``,
+``train-rllib``).
 ``mancala <command> --help`` documents each one.
 
 Bad arguments, and the ``ValueError`` s the library raises for them, end in one line on stderr,
@@ -70,6 +71,12 @@ def _optimality(argv: list[str]) -> int:
     return optimality.main(argv)
 
 
+def _dataset(argv: list[str]) -> int:
+    from mancala_envs.evaluation import dataset
+
+    return dataset.main(argv)
+
+
 def _tablebase(argv: list[str]) -> int:
     from mancala_envs.cli import tablebase
 
@@ -91,6 +98,7 @@ EXTERNAL_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "evaluate": (_evaluate, "evaluate agents or policies against baselines"),
     "optimality": (_optimality, "how often an agent's moves keep the exact outcome"),
     "tablebase": (_tablebase, "build or probe an exact endgame tablebase"),
+    "dataset": (_dataset, "write games of an agent pair as a Minari dataset"),
     "train-rllib": (_train_rllib, "train with RLlib (the rllib extra)"),
 }
 AGENT_SPECS = (

@@ -40,8 +40,8 @@ CRC_BLOCK = 1 << 26  # bytes per zlib.crc32 call
 
 def table_name(game: Game) -> str:
     """The folder name of ``game``'s table: the game and the values of its variable parameters
-    other than ``max_plies`` (En Dodoi's width: ``en_dodoi_8``)."""
-    return game.name + "".join(f"_{v}" for k, v in game.params.items() if k != "max_plies")
+    other than ``max_plies`` (En Dodoi's width: ``en_dodoi_8``): :attr:`Game.variant`."""
+    return game.variant
 
 
 def default_dir() -> Path:
