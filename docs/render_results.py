@@ -22,6 +22,7 @@ from typing import Any
 from mancala_envs.agents.model_files import MODELS_DIR
 from mancala_envs.evaluation.evaluate import pairwise_table
 from mancala_envs.evaluation.evaluate import table as evaluation_table
+from mancala_envs.game import get_game
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.infra.results import read_result
 from mancala_envs.rulesets import GAMES, game_info
@@ -43,6 +44,14 @@ def variant(payload: dict[str, Any]) -> str:
 def variant_key(payload: dict[str, Any]) -> tuple[int, int]:
     """Games in the registry's order, then by holes."""
     return list(GAMES).index(payload["game"]), int(payload.get("params", {}).get("holes_per_row", 0))
+
+
+def is_default_variant(payload: dict[str, Any]) -> bool:
+    """Whether a result's game has its default parameters (En Dodoi: 8 holes), as the README's
+    compact table shows; the results pages show every variant."""
+    params = {k: v for k, v in payload.get("params", {}).items() if k != "max_plies"}
+    defaults = {k: v for k, v in get_game(payload["game"]).params.items() if k != "max_plies"}
+    return all(defaults.get(k) == v for k, v in params.items())
 
 
 def stale_models(payload: dict[str, Any], models_dir: Path) -> list[str]:
@@ -443,7 +452,14 @@ PAGE_SOURCES: dict[str, tuple[Callable[[Loaded, Path], str], str]] = {
 
 # --- the README's headline table --------------------------------------------------------------------
 
-HEADLINE_MATCHES = (("az", "minimax:depth=6"), ("az", "mcts:sims=1000"), ("az:sims=0", "minimax:depth=2"))
+HEADLINE_MATCHES = (
+    ("az", "minimax:time=*"),  # at equal time per move (a row with "equal_time")
+    ("az", "minimax:depth=8"),
+    ("az", "minimax:depth=6"),
+    ("az", "mcts:sims=1000"),
+    ("az:sims=0", "minimax:time=*"),
+    ("az:sims=0", "minimax:depth=2"),
+)
 HEADLINE_OPTIMALITY = ("az", "minimax:depth=4", "policy")
 README = ROOT / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
@@ -455,7 +471,7 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
     columns: dict[str, tuple[int, int]] = {}
     for files in loaded.values():
         for _, p in files:
-            if "game" in p:  # benchmarks hold every game in one file
+            if "game" in p and is_default_variant(p):  # benchmarks hold every game in one file
                 columns.setdefault(variant(p), variant_key(p))
     names = sorted(columns, key=columns.__getitem__)
     cells: dict[str, dict[str, str]] = {}
@@ -464,16 +480,24 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
         mark = " (stale)" if stale_models(p, models_dir) else ""
         cells.setdefault(row, {})[variant(p)] = text + mark
 
+    pairs = set()
     for agent, opponent in HEADLINE_MATCHES:
-        row = f"[`{agent}` vs `{opponent}`](docs/results/strength.md)"
+        equal = opponent.endswith("time=*")
+        shown = f"{opponent.split(':')[0]}` at equal time per move" if equal else f"{opponent}`"
+        row = f"[`{agent}` vs `{shown}](docs/results/strength.md)"
         for _, p in loaded["strength"]:
-            for r in p["rows"]:
-                if (r["agent"], r["opponent"]) == (agent, opponent):
+            for r in p["rows"] if is_default_variant(p) else []:
+                if r["agent"] != agent:
+                    continue
+                if (equal and "equal_time" in r and r["opponent"].startswith(opponent[:-1])) or (
+                    not equal and r["opponent"] == opponent
+                ):
                     put(row, p, f"{r['score']:.3f} {ci(r['ci95'], 2)}")
+                    pairs.add(r["pairs"])
     for agent in HEADLINE_OPTIMALITY:
         row = f"[optimality of `{agent}`](docs/results/optimality.md)"
         for _, p in loaded["optimality"]:
-            for r in p["rows"]:
+            for r in p["rows"] if is_default_variant(p) else []:
                 if r["agent"] == agent:
                     put(row, p, f"{r['rate']:.1%}")
     for _, p in loaded["benchmarks"]:
@@ -484,10 +508,14 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
         return "*No result files yet* (`make results` renders this table from `results/`)."
     names = [n for n in names if any(n in got for got in cells.values())]  # variants with a cell
     rows = [[row, *(got.get(n, "—") for n in names)] for row, got in cells.items()]
+    span = "—" if not pairs else f"{min(pairs)}" if len(pairs) == 1 else f"{min(pairs)} to {max(pairs)}"
     intro = (
-        "Scores are over 200 opening pairs with both seatings (95% interval over the pairs); optimality is "
-        "the share of moves that keep the exact outcome on the shipped suites. Rendered from `results/` "
-        "by `make results`; every table, its command and machine: [docs/results](docs/results/index.md)."
+        f"Scores are over {span} opening pairs with both seatings (95% interval over the pairs); "
+        "at equal time per move the opponent's budget is the agent's measured mean time per move. "
+        "Optimality is the share of moves that keep the exact outcome on the shipped suites. Every "
+        "variant, En Dodoi's other widths included, is on the results pages. Rendered from "
+        "`results/` by `make results`; every table, its command and machine: "
+        "[docs/results](docs/results/index.md)."
     )
     return intro + "\n\n" + table(["", *names], rows, "---|" + "|".join("---:" for _ in names))
 

@@ -228,3 +228,18 @@ def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, 
         make_agent(f"az:path={path},time=0.05,sims=0")
     with pytest.raises(ValueError, match="time"):
         make_agent("az:time=-1")
+
+
+def test_engine_moves_per_evaluation_counts_the_lookahead_rows():
+    """A network reading k plies costs n + n**2 + ... + n**k engine moves an evaluation (the rows
+    of Game.lookahead_batch), raw counts none."""
+    from mancala_envs.agents.alphazero.network import engine_moves_per_evaluation
+    from mancala_envs.core.batch import LOOKAHEAD_FLAGS
+
+    game = get_game("en_dodoi", holes_per_row=8)
+    for plies, network in ((0, {}), (1, {"lookahead": 8}), (2, {"lookahead": 8, "replies": 4})):
+        config = network_config(game, [16], 4, 10.0, **network)
+        assert engine_moves_per_evaluation(config) == sum(8**k for k in range(1, plies + 1))
+        width = game.lookahead_width(plies) if plies else game.observation_size
+        block = LOOKAHEAD_FLAGS + game.observation_size  # one block a move: its flags and view after
+        assert (width - game.observation_size) == block * engine_moves_per_evaluation(config)

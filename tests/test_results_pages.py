@@ -61,7 +61,10 @@ def test_a_changed_model_marks_its_table_stale(tmp_path):
     stale = render_results.render_all(tmp_path / "results", models)
     assert "**Stale:** `az` (mancala_envs/models/az_x.json) changed" in stale["optimality"]
     assert "90.0% (stale)" in stale["README"]
-    (models / "az_x.json").unlink()  # or removed
+    (models / "az_x.json").write_text(json.dumps({"sha256": "aaa"}))
+    (models / "az_x.json").rename(models / "az_y.json")  # the same weights under another name
+    assert "Stale" not in render_results.render_all(tmp_path / "results", models)["optimality"]
+    (models / "az_y.json").unlink()  # or removed
     assert "**Stale:**" in render_results.render_all(tmp_path / "results", models)["optimality"]
 
 
@@ -92,3 +95,104 @@ def test_the_readme_block_is_replaced_between_its_markers():
     )
     with pytest.raises(ValueError, match="markers"):
         render_results.render_readme("no markers", "new")
+
+
+def strength_file(results: Path, name: str, params: dict, rows: list[dict]) -> None:
+    payload = {
+        "game": name,
+        "params": {"max_plies": 1000, **params},
+        "seed": 2024,
+        "games": 400,
+        "rows": rows,
+        "provenance": provenance("python benchmarks/strength_alphazero.py ...", {}),
+    }
+    path = results / "strength" / f"{name}{params.get('holes_per_row', '')}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_result(path, payload)
+
+
+def strength_row(agent: str, opponent: str, score: float, **extra) -> dict:
+    return {
+        "agent": agent,
+        "opponent": opponent,
+        "pairs": 200,
+        "wins": int(400 * score),
+        "draws": 0,
+        "losses": 400 - int(400 * score),
+        "truncated": 0,
+        "score": score,
+        "ci95": [score - 0.05, score + 0.05],
+        "agent_ms_per_move": 50.0,
+        "opponent_ms_per_move": 31.0,
+        **extra,
+    }
+
+
+def test_equal_time_rows_reach_the_readme_for_the_default_variants_only(tmp_path):
+    """A row whose opponent had the agent's measured time is the README's equal-time row (any
+    budget); a network row states its input cost; En Dodoi's other widths stay on the page."""
+    equal = {"budget_ms": 51.6, "calibration_games": 8}
+    strength_file(
+        tmp_path / "results",
+        "sadeqa_ii",
+        {},
+        [
+            strength_row("az", "minimax:time=0.05162", 0.468, equal_time=equal),
+            strength_row(
+                "az:sims=0", "minimax:time=0.002", 0.3, equal_time=equal, engine_moves_per_evaluation=6
+            ),
+        ],
+    )
+    strength_file(
+        tmp_path / "results",
+        "en_dodoi",
+        {"holes_per_row": 6},
+        [strength_row("az", "minimax:time=0.04", 0.611, equal_time=equal)],
+    )
+    pages = render_results.render_all(tmp_path / "results", tmp_path)
+    readme = pages["README"]
+    assert "[`az` vs `minimax` at equal time per move](docs/results/strength.md) | 0.468" in readme
+    assert "[`az:sims=0` vs `minimax` at equal time per move](docs/results/strength.md) | 0.300" in readme
+    assert "0.611" not in readme and "6 holes" not in readme  # the README shows the default variants
+    assert "## En Dodoi (6 holes)" in pages["strength"] and "0.611" in pages["strength"]
+    assert "`az:sims=0` (6 engine moves per evaluation)" in pages["strength"]
+    assert "`minimax:time=0.05162` (the agent's time per move)" in pages["strength"]
+
+
+def test_the_models_page_describes_every_shipped_model():
+    """Every shipped model file has its row: its variant, how it was trained and what its input
+    reads, from the file itself."""
+    from mancala_envs.agents.alphazero.network import engine_moves_per_evaluation, lookahead_plies
+    from mancala_envs.agents.model_files import MODELS_DIR
+
+    page = render_results.page_models(MODELS_DIR)
+    for path in sorted(MODELS_DIR.glob("*.json")):
+        config = json.loads(path.read_text())
+        line = next(x for x in page.splitlines() if f"| `{path.stem}` |" in x)
+        assert config["trained"]["command"] in line
+        if config["format"] == "mancala_envs.az":
+            plies = lookahead_plies(config)
+            assert f"| {plies}-ply lookahead | {engine_moves_per_evaluation(config):,} |" in line
+            assert "self-play" in line or "distillation" in line
+        else:
+            assert "MaskablePPO" in line and "| the board | 0 |" in line
+
+
+def test_strength_script_gives_equal_time_opponents_the_measured_budget(tmp_path):
+    """``strength_alphazero.py --equal-time``: each named opponent plays with the agent's mean time
+    per move from the calibration games as its budget, recorded beside the row."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "strength.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "strength_alphazero.py"), "--game", "sadeqa_ii"]
+    command += ["--agents", "greedy", "--opponents", "random", "--equal-time", "minimax", "mcts"]
+    command += ["--games", "2", "--calibration-games", "2", "--out", str(out)]
+    subprocess.run(command, check=True, capture_output=True, cwd=tmp_path, timeout=300)
+    rows = read_result(out)["rows"]
+    assert [r["opponent"].split(":")[0] for r in rows] == ["minimax", "mcts", "random"]
+    for r in rows[:2]:
+        budget = r["equal_time"]["budget_ms"] / 1000
+        assert r["opponent"].endswith(f":time={budget:.4g}") and budget > 0
+        assert r["equal_time"]["calibration_games"] == 2 and r["pairs"] == 1
+    assert "equal_time" not in rows[2] and "engine_moves_per_evaluation" not in rows[2]

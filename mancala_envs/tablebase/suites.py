@@ -8,8 +8,8 @@ A suite is a JSONL file, one position a line::
 
 Only *informative* positions are kept (:func:`informative`): at least one legal move is not
 outcome-preserving. :func:`mancala_envs.evaluation.suites.make_suite` draws them from games
-between agents. The package ships one suite per game (``suites/<table name>.jsonl``, En Dodoi
-at 8 holes), read by :func:`load_suite`; this module reads and writes suites, and plays nothing.
+between agents. The package ships one suite per variant (``suites/<variant>.jsonl``, En Dodoi at
+every width), read by :func:`load_suite`; this module reads and writes suites, and plays nothing.
 """
 
 from __future__ import annotations
