@@ -54,7 +54,7 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
     "minimax": (
         MinimaxAgent,
         {"depth": _integer, "time": _number, "epsilon": _number},
-        "minimax:depth=4[,time=SECONDS][,epsilon=0.1]",
+        "minimax:depth=4[,time=SECONDS (no depth cap unless given)][,epsilon=0.1]",
     ),
     "mcts": (
         MCTSAgent,

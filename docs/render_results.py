@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from mancala_envs.agents.model_files import MODELS_DIR
+from mancala_envs.agents.model_files import MODELS_DIR, SHIPPED_NAMES
+from mancala_envs.agents.registry import parse_spec
 from mancala_envs.evaluation.evaluate import pairwise_table
 from mancala_envs.evaluation.evaluate import table as evaluation_table
 from mancala_envs.game import get_game
@@ -48,26 +49,42 @@ def variant_key(payload: dict[str, Any]) -> tuple[int, int]:
 
 def is_default_variant(payload: dict[str, Any]) -> bool:
     """Whether a result's game has its default parameters (En Dodoi: 8 holes), as the README's
-    compact table shows; the results pages show every variant."""
-    params = {k: v for k, v in payload.get("params", {}).items() if k != "max_plies"}
-    defaults = {k: v for k, v in get_game(payload["game"]).params.items() if k != "max_plies"}
+    compact table shows; the results pages show every variant. False for a game not registered."""
+    params = {k: v for k, v in (payload.get("params") or {}).items() if k != "max_plies"}
+    try:
+        defaults = get_game(payload["game"]).params
+    except (KeyError, TypeError, ValueError):
+        return False
     return all(defaults.get(k) == v for k, v in params.items())
 
 
+def model_checksum(path: Path) -> str | None:
+    """The weights' checksum a model file records (None: no such file, or not a model's JSON)."""
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return config.get("sha256") if isinstance(config, dict) else None
+
+
 def stale_models(payload: dict[str, Any], models_dir: Path) -> list[str]:
-    """The shipped models this result played whose weights are no longer shipped: no model file
-    of the package records that checksum any more (a renamed file of the same weights is not
-    stale; a retrained one is)."""
-    shipped = set()
-    for path in models_dir.glob("*.json"):
-        try:
-            shipped.add(json.loads(path.read_text(encoding="utf-8")).get("sha256"))
-        except (OSError, ValueError):
-            continue
+    """The shipped models this result played whose weights are not shipped any more: neither the
+    file it recorded nor the file the package now ships for that agent and variant (a model file
+    renamed with the variants' names) holds the recorded checksum."""
     out = []
     for spec, model in sorted(payload["provenance"].get("models", {}).items()):
         file = model.get("file", "")
-        if file.startswith("mancala_envs/models/") and model.get("sha256") not in shipped:
+        if not file.startswith("mancala_envs/models/"):
+            continue  # a user's file: not ours to track
+        candidates = [models_dir / Path(file).name]
+        agent, options = parse_spec(spec)
+        if agent in SHIPPED_NAMES and "path" not in options and "game" in payload:
+            try:
+                game = get_game(payload["game"], **(payload.get("params") or {}))
+                candidates.append(models_dir / SHIPPED_NAMES[agent].format(variant=game.variant))
+            except (TypeError, ValueError):
+                pass
+        if model.get("sha256") is None or model["sha256"] not in {model_checksum(p) for p in candidates}:
             out.append(f"`{spec}` ({file})")
     return out
 
@@ -367,6 +384,7 @@ def trained_by(config: dict[str, Any]) -> str:
 
 def page_models(models_dir: Path) -> str:
     """What every shipped model is, from the model files themselves (not from results/)."""
+    from mancala_envs.agents.alphazero.agent import DEFAULT_DISCOUNT, DEFAULT_FINISH, DEFAULT_SIMS
     from mancala_envs.agents.alphazero.network import engine_moves_per_evaluation, lookahead_plies
 
     out = [
@@ -378,12 +396,13 @@ def page_models(models_dir: Path) -> str:
         "for it (every move, then every reply, ...; *engine moves per evaluation* counts them, legal "
         "or not). A citation of `az` should name the row it played.",
         "",
-        "What the played `az` agent adds beyond the network: a Gumbel search of 100 simulations "
-        "(`sims`), a decided-game discount (`discount=0.1`: a decided position is worth a little less "
-        "the more seeds are still on the board, so the search finishes won games) and a forced-end "
-        "search (`finish=40`: in a decided position with the leader to move, a search for a forced "
-        "end within 40 plies); `az:sims=0` is the network alone, without either "
-        "([agents](../agents.md)). `policy` plays its network's most likely legal move.",
+        f"What the played `az` agent adds beyond the network: a Gumbel search of {DEFAULT_SIMS} "
+        f"simulations (`sims`), a decided-game discount (`discount={DEFAULT_DISCOUNT}`: a decided "
+        "position is worth a little less the more seeds are still on the board, so the search "
+        f"finishes won games) and a forced-end search (`finish={DEFAULT_FINISH}`: in a decided position "
+        f"with the leader to move, a search for a forced end within {DEFAULT_FINISH} plies); "
+        "`az:sims=0` is the network alone, without either ([agents](../agents.md)). `policy` plays "
+        "its network's most likely legal move.",
     ]
     rows = []
     for path in sorted(models_dir.glob("*.json")):
@@ -508,13 +527,16 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
         return "*No result files yet* (`make results` renders this table from `results/`)."
     names = [n for n in names if any(n in got for got in cells.values())]  # variants with a cell
     rows = [[row, *(got.get(n, "—") for n in names)] for row, got in cells.items()]
+    other_widths = any(
+        not is_default_variant(p) for name in ("strength", "optimality") for _, p in loaded[name]
+    )
     span = "—" if not pairs else f"{min(pairs)}" if len(pairs) == 1 else f"{min(pairs)} to {max(pairs)}"
     intro = (
         f"Scores are over {span} opening pairs with both seatings (95% interval over the pairs); "
         "at equal time per move the opponent's budget is the agent's measured mean time per move. "
-        "Optimality is the share of moves that keep the exact outcome on the shipped suites. Every "
-        "variant, En Dodoi's other widths included, is on the results pages. Rendered from "
-        "`results/` by `make results`; every table, its command and machine: "
+        "Optimality is the share of moves that keep the exact outcome on the shipped suites. "
+        + ("En Dodoi's other widths are on the results pages. " if other_widths else "")
+        + "Rendered from `results/` by `make results`; every table, its command and machine: "
         "[docs/results](docs/results/index.md)."
     )
     return intro + "\n\n" + table(["", *names], rows, "---|" + "|".join("---:" for _ in names))

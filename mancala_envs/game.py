@@ -32,7 +32,7 @@ from mancala_envs.cursor import Cursor
 from mancala_envs.rulesets import GAMES, RULESETS, Ruleset, game_info, get_ruleset, parameter_values
 from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
-__all__ = ["Game", "IllegalMoveError", "State", "get_game", "outcome"]
+__all__ = ["Game", "IllegalMoveError", "State", "get_game", "outcome", "variants"]
 
 
 def as_int(value: object, what: str) -> int:

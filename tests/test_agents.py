@@ -315,6 +315,12 @@ def test_mcts_time_alone_searches_until_the_budget_and_grows_its_tree(monkeypatc
     assert visits.sum() == timed.last_sims
     whole = MCTSAgent(sims=timed.last_sims, seed=5)  # the same simulations in a tree allocated whole
     assert np.array_equal(whole.search(game, s), visits)
+    grown = timed._shape[0]
+    timed.search(game, s)
+    assert timed._shape[0] >= grown  # the next move keeps the grown tree
+    capped = make_agent("mcts:sims=100,time=5", seed=5)
+    capped.search(game, s)
+    assert capped.last_sims == 100 and capped._shape[0] == 101  # grown to sims + 1 nodes, no more
 
 
 def test_a_huge_time_budget_is_no_budget():

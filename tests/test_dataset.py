@@ -185,11 +185,6 @@ def test_the_example_datasets_load_and_clone(variant, monkeypatch):
     assert last < first
 
 
-def test_the_examples_are_not_in_the_wheel():
-    text = (ROOT / "pyproject.toml").read_text()
-    assert "docs/examples" not in text and "examples" not in text.split("[tool.setuptools.package-data]")[1]
-
-
 def test_the_command_writes_a_dataset(tmp_path, table_dir, capsys):
     argv = ["dataset", "--game", GAME, "--learner", "greedy", "--opponent", "random", "--openings", "1",
             "--seed", "1", "--out", str(tmp_path), "--tablebase", str(table_dir),

@@ -62,9 +62,11 @@ def test_a_changed_model_marks_its_table_stale(tmp_path):
     assert "**Stale:** `az` (mancala_envs/models/az_x.json) changed" in stale["optimality"]
     assert "90.0% (stale)" in stale["README"]
     (models / "az_x.json").write_text(json.dumps({"sha256": "aaa"}))
-    (models / "az_x.json").rename(models / "az_y.json")  # the same weights under another name
+    (models / "az_x.json").rename(models / "az_sadeqa_ii.json")  # the same weights, the variant's name
     assert "Stale" not in render_results.render_all(tmp_path / "results", models)["optimality"]
-    (models / "az_y.json").unlink()  # or removed
+    (models / "az_sadeqa_ii.json").rename(models / "az_archived.json")  # kept, but not shipped for it
+    assert "**Stale:**" in render_results.render_all(tmp_path / "results", models)["optimality"]
+    (models / "az_archived.json").unlink()  # or removed
     assert "**Stale:**" in render_results.render_all(tmp_path / "results", models)["optimality"]
 
 

@@ -28,10 +28,11 @@ from pathlib import Path
 
 import pytest
 
+from mancala_envs import variants
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = ("songo_ewondo", "sadeqa_ii", "en_dodoi")
 
 
 @dataclass
@@ -147,7 +148,9 @@ def test_the_wheel_is_one_package_with_its_data(installed: Installed):
     for folder in ("agents", "training", "models"):  # installed inside the package only
         assert f"mancala_envs/{folder}/__init__.py" in names
     shipped = [p.name for p in sorted((ROOT / "models").iterdir()) if p.suffix in (".json", ".pt")]
-    assert {f"{g}.{ext}" for g in GAMES for ext in ("json", "pt")} <= set(shipped)
+    stems = [f"{prefix}{g.variant}" for g in variants() for prefix in ("", "az_")]
+    assert {f"{stem}.{ext}" for stem in stems for ext in ("json", "pt")} <= set(shipped)
+    assert not [n for n in names if "examples" in n or n.endswith(".hdf5")]  # docs' example datasets stay out
     wanted = [f"mancala_envs/models/{name}" for name in shipped]
     wanted += ["mancala_envs/training/configs.toml"]
     suites = sorted((ROOT / "mancala_envs" / "tablebase" / "suites").glob("*.jsonl"))
@@ -195,28 +198,33 @@ def test_the_environment_imports_the_installed_package_only(installed: Installed
     assert {n for n in added if not n.endswith(".dist-info")} == {"mancala_envs"}
 
 
-def test_network_agents_play_each_game(installed: Installed):
+def test_network_and_perfect_agents_play_every_variant(installed: Installed):
+    """From a pip install: az, az:sims=0, policy and perfect:max_seeds=K (its table built on
+    demand) play every variant, En Dodoi at every width."""
+    tables = installed.work / "tables"
     out = installed.python_json(
         f"""
         import json
         import numpy as np
-        from mancala_envs import get_game
+        from mancala_envs import variants
         from mancala_envs.agents import make_agent
 
         moves = {{}}
-        for name in {GAMES!r}:
-            game = get_game(name)
+        for game in variants():
+            name = game.variant
             rng = np.random.default_rng(0)
             state = game.initial_state()
             for _ in range(3):  # a position a few plies in
                 state = game.apply(state, int(rng.choice(game.legal_actions(state))))
-            for spec in ("az", "az:sims=0", "policy"):
-                move = make_agent(spec).act(game, state)
+            for spec in ("az", "az:sims=0", "policy", "perfect:max_seeds=4"):
+                agent = make_agent(spec + (f",path={tables}/{{name}}" if spec.startswith("perfect") else ""))
+                move = agent.act(game, state)
                 moves[f"{{name}} {{spec}}"] = [move, move in game.legal_actions(state)]
         print(json.dumps(moves))
         """
     )
-    assert sorted(out) == sorted(f"{g} {s}" for g in GAMES for s in ("az", "az:sims=0", "policy"))
+    specs = ("az", "az:sims=0", "policy", "perfect:max_seeds=4")
+    assert sorted(out) == sorted(f"{g.variant} {s}" for g in variants() for s in specs)
     assert all(legal for _, legal in out.values()), out
 
 

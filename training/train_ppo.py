@@ -155,7 +155,7 @@ def check_args(a: Args) -> None:
         raise ValueError("--pool weights are all zero and --snapshot-weight is 0: no opponent to draw")
     game = check_evaluation_args(a, [*a.eval_opponents, *pool])
     if a.eval_optimality:
-        optimality_suite(game)  # ValueError where no suite ships (en_dodoi: 8 holes only)
+        optimality_suite(game)  # ValueError where no suite ships (a game of one's own)
 
 
 def optimality_suite(game: Game) -> tuple[Game, list[Any]]:

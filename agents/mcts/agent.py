@@ -24,8 +24,9 @@ FIRST_NODES = 1 << 14  # with a time budget the tree starts this large and doubl
 class MCTSAgent(Agent):
     """UCT with ``sims`` simulations per move, exploration constant ``c`` (rewards in [0, 1]) and
     an optional ``time`` budget in seconds. Without a time budget ``sims`` defaults to 1000; with
-    one, the search runs until the budget is spent (capped by ``sims`` only when it is given), so
-    that ``mcts:time=S`` thinks as long as ``minimax:time=S`` and ``az:time=S``. ``last_sims``
+    one, the search runs until the budget is spent (capped by ``sims`` only when it is given, else
+    by :data:`MAX_SIMS`), so that ``mcts:time=S`` thinks as long as ``minimax:time=S`` and
+    ``az:time=S``; its tree then grows as it fills, about 200 bytes a simulation. ``last_sims``
     and ``last_seconds`` report the work done for the last move."""
 
     def __init__(self, sims: int | None = None, c: float = 1.4, time: float | None = None, seed: int = 0):
@@ -49,8 +50,10 @@ class MCTSAgent(Agent):
         self._shape: tuple[int, int, int] | None = None
 
     def _allocate(self, game: Game, nodes: int) -> None:
-        """Room for ``nodes`` tree nodes (one expansion per simulation, plus the root)."""
-        if self._shape != (nodes, game.state_size, game.num_actions):
+        """Room for at least ``nodes`` tree nodes (one expansion per simulation, plus the root); a
+        tree grown on an earlier move of the same game is kept."""
+        shape = self._shape
+        if shape is None or shape[1:] != (game.state_size, game.num_actions) or shape[0] < nodes:
             self._states = np.zeros((nodes, game.state_size), dtype=np.int32)
             self._children = np.empty((nodes, game.num_actions), dtype=np.int32)
             self._visits = np.zeros(nodes, dtype=np.float64)
@@ -61,21 +64,21 @@ class MCTSAgent(Agent):
             self._shape = (nodes, game.state_size, game.num_actions)
 
     def _grow(self, used: int) -> None:
-        """Double the tree's arrays, keeping its first ``used`` nodes (child links stay valid)."""
-        nodes, size, n = self._shape
+        """Double the tree's arrays (to ``sims + 1`` nodes at most), keeping its first ``used``
+        nodes (child links stay valid)."""
+        old_nodes, size, n = self._shape
+        nodes = min(2 * old_nodes, self.sims + 1)
         old = (self._states, self._children, self._visits, self._value, self._mover)
-        self._shape = None
-        self._states = np.zeros((2 * nodes, size), dtype=np.int32)
-        self._children = np.empty((2 * nodes, n), dtype=np.int32)
-        self._visits = np.zeros(2 * nodes, dtype=np.float64)
-        self._value = np.zeros(2 * nodes, dtype=np.float64)
-        self._mover = np.zeros(2 * nodes, dtype=np.int32)
-        for new, arr in zip(
-            (self._states, self._children, self._visits, self._value, self._mover), old, strict=True
-        ):
-            new[:used] = arr[:used]
-        self._path = np.zeros(2 * nodes + 1, dtype=np.int64)
-        self._shape = (2 * nodes, size, n)
+        self._states = np.zeros((nodes, size), dtype=np.int32)
+        self._children = np.full((nodes, n), -1, dtype=np.int32)
+        self._visits = np.zeros(nodes, dtype=np.float64)
+        self._value = np.zeros(nodes, dtype=np.float64)
+        self._mover = np.zeros(nodes, dtype=np.int32)
+        new = (self._states, self._children, self._visits, self._value, self._mover)
+        for grown, arr in zip(new, old, strict=True):
+            grown[:used] = arr[:used]
+        self._path = np.zeros(nodes + 1, dtype=np.int64)
+        self._shape = (nodes, size, n)
 
     def search(self, game: Game, state: State) -> np.ndarray:
         """Run the simulations from ``state``; returns the visit count of each root move."""
@@ -95,9 +98,8 @@ class MCTSAgent(Agent):
             done, chunk = 0, 16
             while done < self.sims and _time.perf_counter() - start < self.time:
                 k = min(chunk, self.sims - done)
-                if nodes + k > self._shape[0]:
+                while nodes + k > self._shape[0]:
                     self._grow(nodes)
-                    self._children[nodes:].fill(-1)
                 nodes = mcts_run(k, self.c, *self._tree(game), nodes, self._path, self._scratch)
                 done += k
                 chunk = min(chunk * 2, 256)

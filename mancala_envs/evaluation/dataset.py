@@ -33,8 +33,12 @@ the env's reset seed, and its episode metadata (``dataset.storage.get_episode_me
 side), ``learner_seed`` and ``opening`` (the ``State.to_dict()`` as JSON).
 Every random choice follows from ``seed``: the learner's and the env's seeds of episode ``2k + j``
 come from ``numpy.random.SeedSequence([seed, k, j])``, and the env reseeds the opponent from its
-own seeded generator; the same arguments write the same data. The dataset's metadata carries a
-``mancala`` entry (game, parameters, agents, seed, openings, table size, schema).
+own seeded generator; the same arguments write the same data (not with a time-budgeted spec such
+as ``minimax:time=S``, whose moves depend on the machine's speed). The dataset's metadata carries a
+``mancala`` entry (game, parameters, agents, seed, openings, table size, schema, and the
+``provenance`` of the result files: command, date, code revision, machine and the checksums of the
+models played). Exact values are those of the game without its ``max_plies`` limit (a table's
+value assumes the game may go on; an episode truncated at ``max_plies`` is paid 0).
 
 **Environment recovery.** The dataset's ``env_spec`` (and ``eval_env_spec``) is the game's
 Gymnasium id (``mancala_envs/<CamelName>-v0``) with the opponent, ``seat="random"``,
@@ -74,13 +78,14 @@ import numpy as np
 from mancala_envs import GAMES, Game, State, __version__, get_game
 from mancala_envs import tablebase as tablebases
 from mancala_envs.agents.base import Agent
-from mancala_envs.agents.registry import make_agent, parse_spec
+from mancala_envs.agents.registry import make_agent, models_played, parse_spec
 from mancala_envs.envs.single import SingleAgentEnv
 from mancala_envs.evaluation.arena.matches import progress_bar
 from mancala_envs.evaluation.openings import random_openings, resolve_openings
 from mancala_envs.game import check_seed, require_game
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.extras import require
+from mancala_envs.infra.results import command_line, provenance
 from mancala_envs.rulesets import game_info, parameter_help
 from mancala_envs.tablebase import Tablebase
 
@@ -312,6 +317,8 @@ def write_dataset(
             f"a dataset {dataset_id!r} already exists in {root} ({target}); choose another id or version"
         )
     suite = resolve_suite(game, openings)
+    for spec in (learner, opponent):  # a missing model file fails here, before a table is built
+        make_agent(spec, seed=0).act(game, suite[0])
     table = resolve_tablebase(game, tablebase, max_seeds)
 
     learner_agent = make_agent(learner, seed=seed)
@@ -375,11 +382,12 @@ def write_dataset(
                         "opponent": opponent,
                         "seed": seed,
                         "pairs": len(suite),
-                        "openings": int(openings) if isinstance(openings, int | np.integer) else "given",
+                        "openings": "default" if isinstance(openings, int | np.integer) else "given",
                         "tablebase_max_seeds": None if table is None else table.max_seeds,
                         "exact_values": covered,
                         "info_fields": list(INFO_FIELDS),
                         "steps": steps,
+                        "provenance": provenance(command_line(), models_played(game, [learner, opponent])),
                     }
                 }
             )
