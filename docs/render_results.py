@@ -77,13 +77,15 @@ def stale_models(payload: dict[str, Any], models_dir: Path) -> list[str]:
         if not file.startswith("mancala_envs/models/"):
             continue  # a user's file: not ours to track
         candidates = [models_dir / Path(file).name]
-        agent, options = parse_spec(spec)
-        if agent in SHIPPED_NAMES and "path" not in options and "game" in payload:
-            try:
-                game = get_game(payload["game"], **(payload.get("params") or {}))
+        try:  # a spec played in the result's variant, or a benchmark's "SPEC (GAME)" at its defaults
+            played, _, name = spec.partition(" (")
+            agent, options = parse_spec(played)
+            if agent in SHIPPED_NAMES and "path" not in options:
+                params = {} if name else payload.get("params") or {}
+                game = get_game(name.rstrip(")") or payload["game"], **params)
                 candidates.append(models_dir / SHIPPED_NAMES[agent].format(variant=game.variant))
-            except (TypeError, ValueError):
-                pass
+        except (KeyError, TypeError, ValueError):
+            pass
         if model.get("sha256") is None or model["sha256"] not in {model_checksum(p) for p in candidates}:
             out.append(f"`{spec}` ({file})")
     return out

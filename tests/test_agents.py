@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import mancala_envs.agents.model_files as model_files
-from mancala_envs import GAMES, Game, State, get_game
+from mancala_envs import GAMES, Game, State, get_game, variants
 from mancala_envs.agents import (
     GreedyAgent,
     HumanAgent,
@@ -426,22 +426,21 @@ def test_legacy_module_paths_are_put_back():
         assert model_files.EXTRACTOR_CLASSES[name] == f"{cls.__module__}.{cls.__qualname__}"
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi_8"])
-def test_torch_only_policy_matches_the_sb3_policy(name):
+@pytest.mark.parametrize("game", variants(), ids=lambda g: g.variant)
+def test_torch_only_policy_matches_the_sb3_policy(game):
     """A shipped safe pair loads into a torch-only PolicyNet whose logits, raw and masked, are the
     sb3-contrib MaskableActorCriticPolicy's on the same weights."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from mancala_envs.agents.model_files import MODELS_DIR
+    from mancala_envs.agents.model_files import shipped_path
     from mancala_envs.agents.policies.network import PolicyNet, build_sb3_policy, load_policy
 
-    net, config = load_policy(MODELS_DIR / f"{name}.json")
+    net, config = load_policy(shipped_path(game, "policy"))
     assert isinstance(net, PolicyNet) and not net.training
     assert not any("stable_baselines3" in type(m).__module__ for m in net.modules())
     sb3 = build_sb3_policy(config)
-    sb3.load_state_dict(torch.load(MODELS_DIR / f"{name}.pt", weights_only=True))
+    sb3.load_state_dict(torch.load(shipped_path(game, "policy").with_suffix(".pt"), weights_only=True))
     sb3.set_training_mode(False)
-    game = get_game(name)
     positions = random_positions(game, 64, seed=13, max_plies=80)
     states = np.stack([s.array for s in positions])
     obs = torch.as_tensor(game.counts_batch(states, states[:, game.layout.to_move]).astype(np.float32))
