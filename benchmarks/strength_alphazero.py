@@ -127,6 +127,7 @@ def main() -> None:
     record = provenance(command_line(), models_played(game, [*args.agents, *args.opponents]))
     warm = next(s for s in resolve_openings(game, "default", 8) if game.legal_mask(s).sum() > 1)
     for spec in args.agents:
+        cost = input_cost(game, spec)  # loads the agent's model once, not once per row
         opponents = list(args.opponents)
         budget = None
         if args.equal_time:
@@ -155,8 +156,8 @@ def main() -> None:
             }
             if budget is not None and opponent not in args.opponents:
                 row["equal_time"] = {"budget_ms": 1000 * budget, "calibration_games": args.calibration_games}
-            if input_cost(game, spec) is not None:
-                row["engine_moves_per_evaluation"] = input_cost(game, spec)
+            if cost is not None:
+                row["engine_moves_per_evaluation"] = cost
             rows.append(row)
             print(
                 f"| `{spec}` | `{opponent}` | {res.pairs} | {res.wins}/{res.draws}/{res.losses} "
