@@ -10,6 +10,7 @@ store (his captured count) at his right hand; Sadeqa II, won by survival (SQ6), 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from html import escape
 from typing import TYPE_CHECKING
@@ -36,6 +37,7 @@ _TEXT_LIGHT = (250, 244, 230)
 _TEXT_DARK = (40, 28, 16)
 _HIGHLIGHT = (240, 190, 60)
 _LAST_MOVE = (90, 200, 120)
+_CAPTURE = (255, 120, 90)
 
 
 def _survival(game: Game) -> bool:
@@ -234,37 +236,89 @@ def _hex(colour: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*colour)
 
 
-def svg_board(game: Game, state: State, cell: int = 44, bottom: int = 0) -> str:
-    """An SVG picture of ``state`` (the layout of :func:`rgb_board`), for notebooks."""
+def move_captures(game: Game, before: State, after: State) -> tuple[int, int]:
+    """Seeds each player captured by the move from ``before`` to ``after``: the growth of his
+    ``captured`` count (SE3-SE5, SE8, SQ3, ED2, and the end-of-game sweeps of SE9 and ED4).
+    ``ValueError`` when ``after`` is not ``before`` after one move of ``game``."""
+    action = after.last_action
+    if after.ply != before.ply + 1 or action is None or game.apply(before, action) != after:
+        raise ValueError("move_captures: the second state is not the first one after one move")
+    gained = after.captured - before.captured
+    return int(gained[0]), int(gained[1])
+
+
+def svg_board(
+    game: Game,
+    state: State,
+    cell: int = 44,
+    bottom: int = 0,
+    *,
+    previous: State | None = None,
+    interactive: bool = False,
+    labels: Mapping[int, str] | None = None,
+) -> str:
+    """An SVG picture of ``state`` (the layout of :func:`rgb_board`), for notebooks and the web app.
+
+    ``previous``: the state before the last move; the seeds it captured are then marked (a ``+k``
+    badge in the capturing player's store, or beside his row in Sadeqa II). ``interactive``: every
+    pit carries ``data-player`` and ``data-hole`` (local hole) attributes and the mover's legal pits
+    the class ``legal``, for a page to make them clickable. ``labels``: short texts drawn under (or
+    over) the mover's pits, keyed by local hole (the web app's analysis overlay)."""
+    if bottom not in (0, 1):
+        raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
     n, top = game.holes_per_row, 1 - bottom
     stores = not _survival(game)
-    width, height = (n + 2) * cell, 2 * cell + cell
+    gained = (0, 0) if previous is None else move_captures(game, previous, state)
+    pad = cell // 3 if labels else 0  # room for the labels above and below the board
+    width, height = (n + 2) * cell, 2 * cell + cell + 2 * pad
     mover = -1 if state.is_over else state.to_move
     last = state.last_action
     last_hole = None if last is None else (1 - state.to_move) * n + last
+    legal = game.legal_mask(state) if interactive and not state.is_over else np.zeros(n, dtype=np.int8)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
         f'<rect width="{width}" height="{height}" fill="{_hex(_BACKGROUND)}"/>',
-        f'<rect x="2" y="{cell // 2}" width="{width - 4}" height="{2 * cell}" rx="{cell // 3}" '
+        f'<rect x="2" y="{cell // 2 + pad}" width="{width - 4}" height="{2 * cell}" rx="{cell // 3}" '
         f'fill="{_hex(_WOOD)}" stroke="{_hex(_WOOD_EDGE)}" stroke-width="3"/>',
     ]
-    y0 = cell // 2
+    y0 = cell // 2 + pad
     for r, holes, player in ((0, _rows(game, bottom)[0], top), (1, _rows(game, bottom)[1], bottom)):
         for j, hole in enumerate(holes):
+            local = hole - player * n
             cx, cy = (j + 1.5) * cell, y0 + (r + 0.5) * cell
             ring = f' stroke="{_hex(_LAST_MOVE)}" stroke-width="3"' if hole == last_hole else ""
             fill = _hex(_PIT_MOVER if player == mover else _PIT)
-            parts.append(f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.38}" fill="{fill}"{ring}/>')
+            attrs = ""
+            if interactive:
+                playable = player == mover and legal[local]
+                attrs = (
+                    f' class="pit{" legal" if playable else ""}{" last" if hole == last_hole else ""}"'
+                    f' data-player="{player}" data-hole="{local}"'
+                )
+            parts.append(f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.38}" fill="{fill}"{ring}{attrs}/>')
             parts.append(
                 f'<text x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{cell // 3}" '
-                f'fill="{_hex(_TEXT_LIGHT)}">{int(state.board[hole])}</text>'
+                f'fill="{_hex(_TEXT_LIGHT)}" pointer-events="none">{int(state.board[hole])}</text>'
             )
-    if stores:
-        for player, x in ((top, 0.5 * cell), (bottom, (n + 1.5) * cell)):
+            if labels and player == mover and local in labels:
+                ly = y0 - 4 if r == 0 else y0 + 2 * cell + pad - 2
+                parts.append(
+                    f'<text class="label" x="{cx}" y="{ly}" text-anchor="middle" font-size="{cell // 4}" '
+                    f'fill="{_hex(_TEXT_DARK)}">{escape(labels[local])}</text>'
+                )
+    for player in (top, bottom):
+        x = (0.5 if player == top else n + 1.5) * cell
+        if stores:
             parts.append(
                 f'<text x="{x}" y="{y0 + cell + 5}" text-anchor="middle" font-size="{cell // 3}" '
                 f'fill="{_hex(_TEXT_LIGHT)}">{int(state.captured[player])}</text>'
+            )
+        if gained[player]:
+            by = y0 + (cell * 0.45 if player == top else cell * 1.75)
+            parts.append(
+                f'<text class="captured" data-player="{player}" x="{x}" y="{by}" text-anchor="middle" '
+                f'font-size="{cell // 4}" font-weight="bold" fill="{_hex(_CAPTURE)}">+{gained[player]}</text>'
             )
     caption = escape(f"{game.name} · ply {state.ply} · {status_line(game, state)}")
     parts.append(
