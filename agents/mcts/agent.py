@@ -108,6 +108,15 @@ class MCTSAgent(Agent):
         kids = self._children[0]
         return np.where(kids >= 0, self._visits[np.maximum(kids, 0)], 0.0)
 
+    def root_values(self) -> np.ndarray:
+        """After :meth:`search`: each root move's mean result for the root's mover (1 win, 0.5
+        draw, 0 loss; NaN for a move not visited or illegal)."""
+        kids = self._children[0]
+        visits = np.where(kids >= 0, self._visits[np.maximum(kids, 0)], 0.0)
+        totals = np.where(kids >= 0, self._value[np.maximum(kids, 0)], 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(visits > 0, totals / visits, np.nan)
+
     def _tree(self, game: Game) -> tuple:
         return (game.rules, self.rng, self._states, self._children, self._visits, self._value, self._mover)
 

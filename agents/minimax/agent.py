@@ -45,6 +45,7 @@ from mancala_envs.agents.minimax.alphabeta import (
     CTX_GENERATION,
     CTX_MAX_NODES,
     CTX_NODES,
+    INF,
     alphabeta_root,
 )
 from mancala_envs.rulesets import GameTable, default_heuristic_weights, game_info
@@ -116,6 +117,19 @@ class MinimaxAgent(Agent):
         """The chosen move and, from the deepest completed iteration, the value of each legal move
         for the player to move: exact for the chosen move, an upper bound for the others (alpha-beta
         cuts them off once they cannot be better); illegal moves hold a large negative number."""
+        best, values = self._deepen(game, state, every_move=False)
+        return best, values
+
+    def move_values(self, game: Game, state: State) -> tuple[np.ndarray, int]:
+        """The exact value of every legal move for the player to move (each searched with a full
+        window), from the deepest iteration completed within ``depth`` and ``time``, and that depth
+        (0 when not even depth 1 finished); illegal moves hold a large negative number. Slower than
+        :meth:`search`, which needs only the best move: an analysis tool."""
+        _, values = self._deepen(game, state, every_move=True)
+        return values, self.last_depth
+
+    def _deepen(self, game: Game, state: State, every_move: bool) -> tuple[int, np.ndarray]:
+        """Iterative deepening (class docstring); ``every_move`` searches each root move alone."""
         legal = game.legal_actions(state)
         if not legal:
             raise ValueError("no legal move: the game is over")
@@ -126,8 +140,9 @@ class MinimaxAgent(Agent):
         self._generation += 1  # table entries of earlier moves no longer match
         ctx[CTX_GENERATION] = self._generation
         start = _time.perf_counter()
-        best, values = int(order[0]), np.zeros(game.num_actions, dtype=np.int64)
+        best, values = int(order[0]), np.full(game.num_actions, -INF, dtype=np.int64)
         self.last_depth = 0
+        tables = (self._tt_key, self._tt_val, self._tt_info)
         for d in range(1, self.depth + 1):
             ctx[CTX_MAX_NODES] = NO_LIMIT
             if self.time is not None and d > 1:
@@ -137,9 +152,17 @@ class MinimaxAgent(Agent):
                     break
                 rate = float(ctx[CTX_NODES]) / max(elapsed, 1e-6)  # a huge budget caps at no limit
                 ctx[CTX_MAX_NODES] = ctx[CTX_NODES] + int(min(rate * left, NO_LIMIT // 2))
-            root_order = np.concatenate(([best], order[order != best]))
-            tables = (self._tt_key, self._tt_val, self._tt_info)
-            move, _, vals = alphabeta_root(state.array, d, root_order, game.rules, weights, *tables, ctx)
+            if every_move:
+                vals = np.full(game.num_actions, -INF, dtype=np.int64)
+                for a in order:
+                    _, v, _ = alphabeta_root(state.array, d, np.array([a]), game.rules, weights, *tables, ctx)
+                    if ctx[CTX_ABORTED]:
+                        break
+                    vals[a] = v
+                move = int(order[np.argmax(vals[order])])
+            else:
+                root_order = np.concatenate(([best], order[order != best]))
+                move, _, vals = alphabeta_root(state.array, d, root_order, game.rules, weights, *tables, ctx)
             if ctx[CTX_ABORTED]:
                 break
             best, values, self.last_depth = int(move), vals, d

@@ -155,6 +155,21 @@ class PolicyAgent(NetworkAgent):
         return np.where(mask, out, -np.inf)
 
 
+    def values(self, game: Game, observations: np.ndarray) -> np.ndarray | None:
+        """The value head's estimate ``(B,)`` of a batch of observations (the learner's expected
+        return), or None for a model without one (a callable)."""
+        torch = require("torch", "agents", "the policy agent")
+
+        model = self._model_for(game)
+        with torch.no_grad():
+            if hasattr(model, "predict_values"):  # an SB3 policy
+                tensor, _ = model.obs_to_tensor(observations)
+                return model.predict_values(tensor).cpu().numpy().reshape(-1).astype(np.float64)
+            if hasattr(model, "value"):  # a PolicyNet
+                return model.value(torch.as_tensor(observations)).numpy().astype(np.float64)
+        return None
+
+
 def _check_shapes(game: Game, observation: tuple[int, ...], actions: int | None) -> None:
     """``ValueError`` when a policy's observation shape or number of actions is not ``game``'s."""
     if observation != (game.observation_size,) or actions != game.num_actions:
