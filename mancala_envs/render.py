@@ -87,29 +87,51 @@ def _rows(game: Game, bottom: int) -> tuple[list[int], list[int]]:
 
 
 def ansi_board(
-    game: Game, state: State, title: str | None = None, note: str | None = None, bottom: int = 0
+    game: Game,
+    state: State,
+    title: str | None = None,
+    note: str | None = None,
+    bottom: int = 0,
+    *,
+    previous: State | None = None,
 ) -> str:
     """The text board of ``state``, player ``bottom``'s row at the bottom.
 
     Lines: a header (title, ply, sowing direction), the status (whose turn or the result), the
     last move, then the top player's name (and captured count), his hole labels (his own local
     indexes, right to left as seen from across the board), his row, the bottom row, its labels
-    0..n-1 and the bottom player's name; ``<- to move`` marks the player to move.
+    0..n-1 and the bottom player's name; ``<- to move`` marks the player to move. The hole the last
+    move was sown from has its count in brackets (``[0]``).
+
+    ``previous``: the state before the last move (``ValueError`` if it is not); the seeds each
+    player captured by that move then follow his captured count (``captured  12 (+4)``), or, in
+    Sadeqa II, which has no stores, his name (``captured 4 seeds``).
     """
     if bottom not in (0, 1):
         raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
     n, top = game.holes_per_row, 1 - bottom
     board, captured = state.board, state.captured
     top_holes, bottom_holes = _rows(game, bottom)
+    gained = (0, 0) if previous is None else move_captures(game, previous, state)
+    last = state.last_action
+    last_hole = None if last is None else (1 - state.to_move) * n + last
     cell = 4
 
     def row(values: list[int]) -> str:
         return "".join(f"{v:>{cell}}" for v in values)
 
+    def pits(holes: list[int]) -> str:  # the counts, the last move's hole in brackets
+        counts = (f"[{board[h]}]" if h == last_hole else f"{board[h]}" for h in holes)
+        return "".join(f"{c:>{cell}}" for c in counts)
+
     def name(player: int) -> str:
         text = f"{AGENTS[player]:<10}"
         if not _survival(game):
             text += f" captured {int(captured[player]):>3}"
+            if gained[player]:
+                text += f" (+{gained[player]})"
+        elif gained[player]:
+            text += f" captured {gained[player]} seed{'' if gained[player] == 1 else 's'}"
         return text + ("   <- to move" if not state.is_over and state.to_move == player else "")
 
     indent = "  hole"
@@ -120,8 +142,8 @@ def ansi_board(
         f"last move: {last_move_text(state)}",
         name(top),
         indent + row([n - 1 - j for j in range(n)]),
-        pad + row([int(board[h]) for h in top_holes]),
-        pad + row([int(board[h]) for h in bottom_holes]),
+        pad + pits(top_holes),
+        pad + pits(bottom_holes),
         indent + row(list(range(n))),
         name(bottom),
     ]
@@ -283,6 +305,7 @@ def svg_board(
         f'fill="{_hex(_WOOD)}" stroke="{_hex(_WOOD_EDGE)}" stroke-width="3"/>',
     ]
     y0 = cell // 2 + pad
+    through = ' pointer-events="none"' if interactive else ""  # clicks on a count reach its pit
     for r, holes, player in ((0, _rows(game, bottom)[0], top), (1, _rows(game, bottom)[1], bottom)):
         for j, hole in enumerate(holes):
             local = hole - player * n
@@ -297,9 +320,15 @@ def svg_board(
                     f' data-player="{player}" data-hole="{local}"'
                 )
             parts.append(f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.38}" fill="{fill}"{ring}{attrs}/>')
+            if interactive:  # the hole's local index, small, at the pit's upper left
+                parts.append(
+                    f'<text class="hole" x="{cx - cell * 0.36}" y="{cy - cell * 0.3}" '
+                    f'font-size="{cell // 5}" '
+                    f'fill="{_hex(_TEXT_LIGHT)}" opacity="0.7" pointer-events="none">{local}</text>'
+                )
             parts.append(
                 f'<text x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{cell // 3}" '
-                f'fill="{_hex(_TEXT_LIGHT)}" pointer-events="none">{int(state.board[hole])}</text>'
+                f'fill="{_hex(_TEXT_LIGHT)}"{through}>{int(state.board[hole])}</text>'
             )
             if labels and player == mover and local in labels:
                 ly = y0 - 4 if r == 0 else y0 + 2 * cell + pad - 2
@@ -336,4 +365,4 @@ def write_gif(
         raise ValueError("write_gif needs at least one state")
     frames = [Image.fromarray(rgb_board(game, s, cell=cell, bottom=bottom)) for s in states]
     durations = [frame_ms] * (len(frames) - 1) + [frame_ms * 4]
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0)
+    frames[0].save(path, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0)

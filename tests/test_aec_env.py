@@ -442,10 +442,11 @@ def test_pickle_before_reset():
 
 
 def board_rows(text: str) -> list[list[int]]:
-    """The two rows of numbers between the hole-label lines of an ansi board."""
+    """The two rows of numbers between the hole-label lines of an ansi board (the last move's
+    hole is in brackets)."""
     lines = text.splitlines()
     labels = [i for i, line in enumerate(lines) if line.lstrip().startswith("hole")]
-    return [[int(v) for v in lines[i].split()] for i in range(labels[0] + 1, labels[1])]
+    return [[int(v.strip("[]")) for v in lines[i].split()] for i in range(labels[0] + 1, labels[1])]
 
 
 @config_params
@@ -461,6 +462,7 @@ def test_ansi_board(config):
     played = env.game_state.last_action
     text = env.render()
     assert "player_1 to move" in text and f"last move: player_0 played hole {played}" in text
+    assert f"[{env.game_state.board[played]}]" in text  # player_0's hole, marked
     state = env.game_state
     top, bottom = board_rows(text)
     # fixed orientation: player_0 at the bottom whoever is to move

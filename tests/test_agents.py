@@ -23,6 +23,8 @@ from mancala_envs.agents import (
     make_agent,
 )
 from mancala_envs.agents.greedy import immediate_gain
+from mancala_envs.agents.human import QuitGame
+from mancala_envs.render import ansi_board
 
 SPECS = ["random", "greedy", "minimax:depth=3", "mcts:sims=200"]
 
@@ -547,6 +549,36 @@ def test_human_agent_names_rule_forbidden_moves():
     agent = HumanAgent(input_stream=io.StringIO("0\n5\n"), output_stream=out)
     assert agent.act(sadeqa, sadeqa.initial_state()) == 5
     assert "hole 0 cannot be played: the rules forbid it here" in out.getvalue()
+
+
+def test_human_agent_shows_what_the_opponents_move_captured():
+    """The board the human sees marks the opponent's last move and the seeds it captured: the agent
+    knows the state before that move, the one its own move made."""
+    for name in GAMES:
+        game = get_game(name)
+        rng = np.random.default_rng(2)
+        states = [game.initial_state()]
+        while not states[-1].is_over:  # a random game to a capture at ply 2 or later
+            legal = np.flatnonzero(game.legal_mask(states[-1]))
+            states.append(game.apply(states[-1], int(rng.choice(legal))))
+            if len(states) > 2 and (states[-1].captured != states[-2].captured).any():
+                break
+        else:
+            pytest.fail(f"no capture in a random {name} game")
+        mine, before, after = states[-3:]
+        out = io.StringIO()
+        agent = HumanAgent(input_stream=io.StringIO(f"{before.last_action}\nq\n"), output_stream=out)
+        assert agent.act(game, mine) == before.last_action  # the human's move, then the opponent's
+        with pytest.raises(QuitGame):
+            agent.act(game, after)
+        board = out.getvalue().split("your move")[-2].rsplit("\n", 1)[0]  # the second board shown
+        gained = int(after.captured[before.to_move] - before.captured[before.to_move])
+        assert board.endswith(ansi_board(game, after, bottom=after.to_move, previous=before))
+        assert f"(+{gained})" in board or f"captured {gained} seed" in board
+        fresh = HumanAgent(input_stream=io.StringIO("q\n"), output_stream=io.StringIO())
+        with pytest.raises(QuitGame):  # an agent that did not see the move before: no capture shown
+            fresh.act(game, after)
+        assert "(+" not in fresh.output.getvalue() and " seed" not in fresh.output.getvalue()
 
 
 # --------------------------------------------------------------------------- strength

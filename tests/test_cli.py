@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import subprocess
 import sys
@@ -71,9 +72,12 @@ def test_replay_prints_every_state(record_file, capsys, monkeypatch):
         assert f"ply {ply}: player" in out and f"plays hole {move}\n" in out
     game = get_game(rec.game, **rec.params)
     pos = 0
-    for state in replay(rec):  # every board, in order
-        pos = out.index(board_text(game, state), pos) + 1
+    states = replay(rec)
+    for ply, state in enumerate(states):  # every board, in order, with the captures of its move
+        pos = out.index(board_text(game, state, previous=states[ply - 1] if ply else None), pos) + 1
     assert ("wins" in out) or ("draw" in out) or ("truncated" in out)
+    captures = sum(int((b.captured != a.captured).any()) for a, b in itertools.pairwise(states))
+    assert out.count(" (+") >= captures > 0 and "[" in out
 
 
 def test_replay_step_waits_for_enter_on_a_terminal(record_file, capsys, monkeypatch):
@@ -212,8 +216,55 @@ def test_replay_writes_a_gif(record_file, tmp_path, capsys):
 
 def test_q_quits_human_play(registry, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
-    assert main(["play", "songo_ewondo", "--p0", "human", "--p1", "random"]) == 0
-    assert "quit at ply 0; game abandoned" in capsys.readouterr().out
+    assert main(["play", "songo_ewondo", "--p0", "human", "--p1", "random"]) == 1
+    out = capsys.readouterr().out
+    assert "quit at ply 0; game abandoned" in out
+    assert "you are player_0 (seat 0, moves first, your row is at the bottom)" in out
+
+
+class _Interrupting(io.StringIO):
+    def readline(self, *args):
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize(
+    ("typed", "status"), [(io.StringIO("q\n"), 1), (io.StringIO(""), 1), (_Interrupting(), 130)]
+)
+def test_an_abandoned_game_writes_no_record(registry, tmp_path, monkeypatch, capsys, typed, status):
+    """q, closed input and Ctrl-C: a non-zero exit, no --out file (nor its folder) when there was
+    none, an existing one unchanged."""
+    argv = ["play", "songo_ewondo", "--p0", "random", "--p1", "human", "--seed", "1"]
+    new = tmp_path / "new" / "games.jsonl"
+    monkeypatch.setattr(sys, "stdin", typed)
+    assert main([*argv, "--out", str(new)]) == status
+    out = capsys.readouterr().out
+    assert "you are player_1 (seat 1, moves second, your row is at the bottom)" in out
+    assert "record appended" not in out and not new.parent.exists()
+    old = tmp_path / "old.jsonl"
+    old.write_text("kept\n")
+    typed.seek(0)
+    assert main([*argv, "--out", str(old)]) == status
+    assert old.read_text() == "kept\n"
+
+
+def test_a_finished_human_game_appends_its_record(registry, tmp_path, monkeypatch, capsys):
+    old = tmp_path / "games.jsonl"
+    rec = play_game(get_game("songo_ewondo"), "random", "random", seed=5)
+    old.write_text(rec.to_json() + "\n")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("0\n1\n2\n3\n4\n5\n6\n" * 50))  # retried until legal
+    argv = ["play", "songo_ewondo", "--p0", "human", "--p1", "human", "--max-plies", "12", "--out", str(old)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "two humans: player_0 (seat 0) moves first, player_1 (seat 1) moves second" in out
+    assert f"record appended to {old}" in out
+    first, second = load_records(old)
+    assert first == rec and second.agents == ("human", "human") and second.plies == 12
+
+
+def test_play_refuses_an_out_folder_before_the_game(registry, tmp_path, capsys):
+    argv = ["play", "songo_ewondo", "--p0", "random", "--p1", "random", "--quiet", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    assert "Is a directory" in error_line(capsys)
 
 
 def test_compile_note_only_when_the_cache_is_cold(monkeypatch, capsys):

@@ -333,6 +333,64 @@ def test_text_board_keeps_its_orientation():
         assert last[0].startswith(f"player_{bottom}")
 
 
+def capturing_move(game, seed: int = 0, after: int = 0):
+    """``(states, k)``: a seeded random game whose move ``k`` (from ``states[k]`` to
+    ``states[k + 1]``, ``k >= after``) captured seeds."""
+    rng = np.random.default_rng(seed)
+    states = [game.initial_state()]
+    while not states[-1].is_over:
+        states.append(random_moves(game, states[-1], rng, 1))
+        if len(states) - 2 >= after and (states[-1].captured != states[-2].captured).any():
+            return states, len(states) - 2
+    pytest.fail(f"no capture in a random {game.name} game (seed {seed})")
+
+
+@pytest.mark.parametrize("name", mancala_envs.GAMES)
+def test_text_board_marks_the_last_move(name):
+    game = get_game(name)
+    s0 = game.initial_state()
+    n = game.holes_per_row
+    assert "[" not in ansi_board(game, s0) and "[" not in ansi_board(game, s0, bottom=1)
+    action = int(np.flatnonzero(game.legal_mask(s0))[0])
+    s1 = game.apply(s0, action)
+    for bottom in (0, 1):
+        lines = ansi_board(game, s1, bottom=bottom).splitlines()
+        top_row, bottom_row = lines[5], lines[6]
+        assert len(top_row) == len(bottom_row) == len(lines[4])  # the columns stay aligned
+        assert top_row.count("[") + bottom_row.count("[") == 1
+        cells = [(bottom_row if bottom == 0 else top_row)[6 + 4 * j : 10 + 4 * j] for j in range(n)]
+        j = action if bottom == 0 else n - 1 - action  # player_0's row: at the top, read right to left
+        assert cells[j] == f"[{s1.board[action]}]".rjust(4)
+        assert sum("[" in c for c in cells) == 1
+    s2 = game.apply(s1, int(np.flatnonzero(game.legal_mask(s1))[-1]))
+    row1 = ansi_board(game, s2).splitlines()[5]  # player_1's move: marked in the top row
+    assert "[" in row1
+
+
+@pytest.mark.parametrize("name", mancala_envs.GAMES)
+def test_text_board_shows_the_seeds_a_move_captured(name):
+    game = get_game(name)
+    states, k = capturing_move(game, seed=1)
+    before, after = states[k], states[k + 1]
+    gained = (after.captured - before.captured).tolist()
+    mover = before.to_move
+    assert gained[mover] > 0
+    plain = ansi_board(game, after)
+    assert "(+" not in plain and " seed" not in plain  # without previous: the counts alone
+    for bottom in (0, 1):
+        lines = ansi_board(game, after, bottom=bottom, previous=before).splitlines()
+        name_line = {int(line[7]): line for line in (lines[3], lines[8])}  # "player_0 ..." -> 0
+        if game.name == "sadeqa_ii":  # no stores: the capture follows the capturer's name
+            assert f"player_{mover}   captured {gained[mover]} seed" in name_line[mover]
+            assert "(+" not in "".join(lines)
+        else:
+            for player in (0, 1):
+                tail = f" (+{gained[player]})" if gained[player] else ""
+                assert f"captured {after.captured[player]:>3}{tail}" in name_line[player]
+    with pytest.raises(ValueError, match="not the first one after one move"):
+        ansi_board(game, after, previous=after)
+
+
 def test_sadeqa_results_speak_of_survival():
     game = get_game("sadeqa_ii")
     rng = np.random.default_rng(1)

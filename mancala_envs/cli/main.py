@@ -1,18 +1,21 @@
 """The ``mancala`` command: ``play``, ``tournament``, ``replay`` (and, from other modules,
 ``train``, ``train-az``, ``distill-az``, ``evaluate``, ``optimality``, ``tablebase``, ``dataset``,
-``train-rllib``).
+``train-rllib``, ``serve``).
 ``mancala <command> --help`` documents each one.
 
 Bad arguments, and the ``ValueError`` s the library raises for them, end in one line on stderr,
 ``mancala: error: ...``, and exit status 2 — never a traceback; so does a failed write (a full
 disk), naming the file. Ctrl-C ends with a line saying what was kept and exit status 130, SIGTERM
-likewise with 143 (:mod:`mancala_envs.infra.interrupts`).
+likewise with 143 (:mod:`mancala_envs.infra.interrupts`). A game of ``play`` abandoned by a human
+(``q``, or the input closed) ends with exit status 1; an abandoned game (Ctrl-C too) writes no
+record, and leaves the ``--out`` file as it was (absent if it was).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import errno
 import json
 import os
 import shlex
@@ -83,6 +86,12 @@ def _tablebase(argv: list[str]) -> int:
     return tablebase.main(argv)
 
 
+def _serve(argv: list[str]) -> int:
+    from mancala_envs.web import server
+
+    return server.main(argv)
+
+
 def _train_rllib(argv: list[str]) -> int:
     from mancala_envs.training import train_rllib
 
@@ -100,6 +109,7 @@ EXTERNAL_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "tablebase": (_tablebase, "build or probe an exact endgame tablebase"),
     "dataset": (_dataset, "write games of an agent pair as a Minari dataset"),
     "train-rllib": (_train_rllib, "train with RLlib (the rllib extra)"),
+    "serve": (_serve, "play, analyse and replay games in the browser (the web extra)"),
 }
 AGENT_SPECS = (
     "random, greedy, minimax:depth=4, mcts:sims=1000, policy[:path=FILE.json], az, perfect, "
@@ -140,13 +150,21 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="play or watch one game",
         description="Play or watch one game; the board is printed after every move, the seat 0 "
-        f"player at the bottom (a human player's row is always at the bottom). Agents: {AGENT_SPECS}. "
-        "A human types a hole number, ? for the legal holes, q to quit.",
+        f"player at the bottom (a human player's row is always at the bottom), the count of the hole "
+        "the last move was sown from in brackets and the seeds it captured after the captured count "
+        f"(+k). Agents: {AGENT_SPECS}. A human is told his seat before the game, and types a hole "
+        "number, ? for the legal holes, q to quit: a game abandoned (q, the input closed, Ctrl-C) "
+        "writes no record and exits non-zero (1 for q or closed input, 130 for Ctrl-C).",
     )
     _game_args(p)
     p.add_argument("--p0", default="human", metavar="SPEC", help="agent in seat 0, who moves first (human)")
     p.add_argument("--p1", default="greedy", metavar="SPEC", help="agent in seat 1 (greedy)")
-    p.add_argument("--out", type=Path, metavar="FILE", help="append the game record (one JSON line) to FILE")
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="append the record (one JSON line) of the finished game to FILE",
+    )
     p.add_argument("--quiet", action="store_true", help="print only the result")
 
     p = sub.add_parser(
@@ -250,7 +268,7 @@ def _main(argv: list[str]) -> int:
         return 1
     except QuitGame as e:
         print(f"{PROG}: {e}; game abandoned")
-        return 0
+        return 1
     except KeyboardInterrupt as e:
         print(f"\n{PROG}: {interrupts.stopped(e)}", file=sys.stderr)
         return interrupts.exit_status(e)
@@ -270,14 +288,51 @@ def _make_game(args: argparse.Namespace) -> Game:
     return get_game(args.game, **params)
 
 
-def board_text(game: Game, state: State, bottom: int = 0) -> str:
-    """The text board of :func:`mancala_envs.render.ansi_board`, player ``bottom`` at the bottom."""
-    return ansi_board(game, state, bottom=bottom)
+def board_text(game: Game, state: State, bottom: int = 0, *, previous: State | None = None) -> str:
+    """The text board of :func:`mancala_envs.render.ansi_board`, player ``bottom`` at the bottom
+    (``previous``: the state before the last move, whose captures the board then shows)."""
+    return ansi_board(game, state, bottom=bottom, previous=previous)
 
 
 def _describe_end(game: Game, state: State, names: Sequence[str]) -> str:
     who = "" if state.winner is None or state.winner < 0 else f" — {names[state.winner]}"
     return f"game over after {state.ply} plies: {result_text(game, state)}{who}"
+
+
+def _check_writable(path: Path) -> None:
+    """``OSError`` naming the obstacle when a record could not be appended to ``path`` (created with
+    its missing folders); creates nothing, so an abandoned game leaves no file behind."""
+    if path.exists():
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:  # the nearest existing folder
+        folder = folder.parent
+    if not folder.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+
+def _sides(names: Sequence[str], first: int) -> str | None:
+    """Which side the human is (or the humans are), said before the game; ``None`` without one."""
+    humans = [i for i, n in enumerate(names) if n == "human"]
+
+    def order(i: int) -> str:
+        return "moves first" if i == first else "moves second"
+
+    if len(humans) == 1:
+        [i] = humans
+        return f"you are player_{i} (seat {i}, {order(i)}, your row is at the bottom)"
+    if len(humans) == 2:
+        return (
+            f"two humans: player_0 (seat 0) {order(0)}, player_1 (seat 1) {order(1)}; "
+            "the board shows the mover's row at the bottom"
+        )
+    return None
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -286,33 +341,36 @@ def _play(args: argparse.Namespace) -> int:
     names = (args.p0, args.p1)
     humans = [i for i, n in enumerate(names) if n == "human"]
     bottom = humans[0] if len(humans) == 1 else 0  # a lone human keeps his row at the bottom
-    out_fh = None
-    if args.out is not None:  # open it now: an unwritable file fails before the game, not after
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        out_fh = open(args.out, "a", encoding="utf-8")  # noqa: SIM115
+    if args.out is not None:  # checked now, so an unwritable file fails before the game, not after;
+        _check_writable(args.out)  # written only when the game ends (an abandoned one writes nothing)
     last = [game.initial_state()]
 
     def show(state: State, action: int | None) -> None:
+        previous = None
         if action is None:
             print(f"{game.name}: P0 = {names[0]}, P1 = {names[1]}; player {state.to_move} moves first")
-        elif not args.quiet:
-            mover = last[0].to_move
-            print(f"\nply {state.ply}: player {mover} ({names[mover]}) plays hole {action}")
+            sides = _sides(names, state.to_move)
+            if sides:
+                print(sides)
+        else:
+            previous = last[0]
+            if not args.quiet:
+                mover = previous.to_move
+                print(f"\nply {state.ply}: player {mover} ({names[mover]}) plays hole {action}")
         last[0] = state
         human_next = not state.is_over and names[state.to_move] == "human"  # who shows the board himself
         if not args.quiet and not human_next:
-            print(board_text(game, state, bottom))
+            print(board_text(game, state, bottom, previous=previous))
 
     announce_compilation()
-    try:
-        record = play_game(game, args.p0, args.p1, seed=args.seed, on_move=show)
-        print(_describe_end(game, last[0], names))
-        if out_fh is not None:
-            out_fh.write(record.to_json() + "\n")
+    record = play_game(game, args.p0, args.p1, seed=args.seed, on_move=show)
+    print(_describe_end(game, last[0], names))
+    if args.out is not None:
+        with deferred_interrupts():  # a Ctrl-C while writing lets the line be finished first
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            with open(args.out, "a", encoding="utf-8") as fh:
+                fh.write(record.to_json() + "\n")
             print(f"record appended to {args.out}")
-    finally:
-        if out_fh is not None:
-            out_fh.close()
     return 0
 
 
@@ -440,7 +498,7 @@ def _replay(args: argparse.Namespace) -> int:
     while ply < len(states):
         if ply:
             print(f"\nply {ply}: player {states[ply - 1].to_move} plays hole {rec.moves[ply - 1]}")
-        print(board_text(game, states[ply]))
+        print(board_text(game, states[ply], previous=states[ply - 1] if ply else None))
         if wait and ply < len(states) - 1:
             key = input("-- Enter: next, b: back, q: quit -- ").strip().lower()
             if key == "q":
