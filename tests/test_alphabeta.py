@@ -99,6 +99,21 @@ def test_alphabeta_root_value_equals_plain_negamax(name, depth):
         assert agent.last_depth == depth
 
 
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_move_values_are_every_moves_plain_value(name, depth):
+    """``MinimaxAgent.move_values`` (the web app's minimax column): the exact value of every legal
+    move, not only the best one."""
+    game = get_game(name)
+    weights = HEURISTIC_WEIGHTS[name]
+    for k, s in enumerate(positions(game, 12, seed=50 + depth, near_end=False)):
+        values, reached = MinimaxAgent(depth=depth, seed=k).move_values(game, s)
+        assert reached == depth
+        expected = plain_root(game, s, depth, weights)
+        assert {a: int(values[a]) for a in expected} == expected
+        assert all(values[a] < -WIN for a in range(game.num_actions) if a not in expected)
+
+
 def test_the_table_is_reused_and_cleared_between_moves():
     """Deeper searches visit fewer nodes with the table than their tree size, and a second search
     of the same position (new generation) does the same work as the first."""

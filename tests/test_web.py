@@ -1,0 +1,475 @@
+"""The web app of ``mancala serve`` through its JSON API (Starlette's TestClient, no browser):
+positions and agent moves against the library, every analysis column against the agents and the
+tablebase, records and exports, and the boundary: malformed, oversized, fuzzed and path-traversal
+requests are refused with a 4xx and a message, never a 500, and the server keeps serving.
+The page itself is tested in a real browser by tests/test_web_browser.py."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("starlette", reason="the web app needs the web extra")
+try:
+    from starlette.testclient import TestClient
+except (ImportError, RuntimeError):  # Starlette's TestClient needs httpx2 (the dev extra has it)
+    pytest.skip("Starlette's TestClient needs httpx2", allow_module_level=True)
+from PIL import Image
+
+from mancala_envs import get_game, tablebase
+from mancala_envs.agents.greedy import GreedyAgent
+from mancala_envs.agents.minimax.agent import MinimaxAgent
+from mancala_envs.evaluation.arena import play_game, replay
+from mancala_envs.evaluation.openings import random_openings
+from mancala_envs.tablebase import probe as tb_probe
+from mancala_envs.web import server as web_server
+from mancala_envs.web.app import SESSION_COOKIE, create_app
+from mancala_envs.web.checks import MAX_BODY_BYTES, SUITE_OPENINGS, bounded_spec
+
+VARIANTS = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 6})]
+TABLES = {"sadeqa_ii": 8, "en_dodoi": 7, "songo_ewondo": 6}
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tables")
+    for name, params in VARIANTS:
+        game = get_game(name, **params)
+        tablebase.build(game, TABLES[name], folder / game.variant)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("records")
+    recs = [
+        play_game(get_game(name, **params), "greedy", "random", seed=i)
+        for i, (name, params) in enumerate(VARIANTS)
+    ]
+    (folder / "games.jsonl").write_text("".join(r.to_json() + "\n" for r in recs), encoding="utf-8")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "bad.jsonl").write_text('{"not": "a record"}\n', encoding="utf-8")
+    secret = folder.parent / "outside.jsonl"
+    secret.write_text(recs[0].to_json() + "\n", encoding="utf-8")
+    (folder / "link.jsonl").symlink_to(secret)  # a link out of the folder is not listed
+    return folder, recs
+
+
+@pytest.fixture(scope="module")
+def client(tables, records):
+    app = create_app(records=records[0], tables=tables, max_seconds=2.0)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        c.get("/")  # the page sets the session cookie
+        yield c
+
+
+def body(name, params, moves=(), start=None, **extra):
+    return {"game": name, "params": params, "start": start, "moves": list(moves), **extra}
+
+
+def random_moves(game, seed, plies):
+    rng = np.random.default_rng(seed)
+    state, moves = game.initial_state(), []
+    for _ in range(plies):
+        if state.is_over:
+            break
+        legal = game.legal_actions(state)
+        moves.append(int(legal[rng.integers(len(legal))]))
+        state = game.apply(state, moves[-1])
+    return state, moves
+
+
+def error_of(response, status):
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    assert isinstance(message, str) and message
+    return message
+
+
+# ---------------------------------------------------------------- positions and moves
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_positions_are_the_games_own(client, name, params):
+    game = get_game(name, **params)
+    for seed in range(3):
+        state, moves = random_moves(game, seed, 12 + 7 * seed)
+        view = client.post("/api/position", json=body(name, params, moves)).json()
+        assert view["state"] == state.to_dict()
+        assert view["moves"] == moves
+        assert view["legal"] == ([] if state.is_over else game.legal_actions(state))
+        assert view["status"] and view["over"] == state.is_over
+        # the SVG's clickable pits are exactly the mover's legal holes
+        legal_pits = sorted(int(h) for h in _pits(view["svg"], "legal"))
+        assert legal_pits == view["legal"]
+
+
+def _pits(svg, kind):
+    import re
+
+    return re.findall(rf'class="pit {kind}[^"]*" data-player="\d" data-hole="(\d+)"', svg)
+
+
+def test_the_board_marks_the_last_move_and_its_captures(client):
+    game = get_game("songo_ewondo")
+    state, moves = game.initial_state(), []
+    rng = np.random.default_rng(3)
+    while True:  # play until a move captures
+        legal = game.legal_actions(state)
+        after = game.apply(state, legal[rng.integers(len(legal))])
+        moves.append(int(after.last_action))
+        if after.captured.sum() > state.captured.sum() or after.is_over:
+            break
+        state = after
+    view = client.post("/api/position", json=body("songo_ewondo", {}, moves)).json()
+    gained = (after.captured - state.captured).tolist()
+    assert view["captured_now"] == gained
+    assert view["last_move"] == {"player": state.to_move, "hole": moves[-1]}
+    assert f">+{max(gained)}</text>" in view["svg"]
+    assert 'class="pit' in view["svg"] and " last" in view["svg"]
+
+
+def test_starts_from_a_suite_opening_or_a_pasted_position(client):
+    game = get_game("sadeqa_ii")
+    suite = random_openings(game, SUITE_OPENINGS)
+    view = client.post("/api/position", json=body("sadeqa_ii", {}, start={"opening": 7})).json()
+    assert view["state"] == suite[7].to_dict()
+    pasted = game.state_from(board=[0, 2, 0, 1, 0, 3, 1, 0, 0, 2, 0, 1], captured=[10, 16], to_move=1)
+    view = client.post("/api/position", json=body("sadeqa_ii", {}, start={"state": pasted.to_dict()})).json()
+    assert view["state"] == pasted.to_dict()
+    message = error_of(
+        client.post("/api/position", json=body("songo_ewondo", {}, start={"state": pasted.to_dict()})), 400
+    )
+    assert "sadeqa_ii" in message
+    error_of(client.post("/api/position", json=body("sadeqa_ii", {}, start={"opening": SUITE_OPENINGS})), 400)
+
+
+def test_agent_moves_are_the_agents_own(client):
+    game = get_game("en_dodoi", holes_per_row=6)
+    state, moves = random_moves(game, 5, 6)
+    reply = client.post(
+        "/api/move", json=body("en_dodoi", {"holes_per_row": 6}, moves, agent="greedy")
+    ).json()
+    assert reply["action"] == GreedyAgent().act(game, state)
+    assert reply["state"] == game.apply(state, reply["action"]).to_dict()
+    assert reply["moves"] == [*moves, reply["action"]]
+    # a search agent without a time gets the server's cap, its depth pinned; same seed, same move
+    first = client.post("/api/move", json=body("songo_ewondo", {}, agent="minimax", seed=4)).json()
+    again = client.post("/api/move", json=body("songo_ewondo", {}, agent="minimax", seed=4)).json()
+    assert first["agent"] == "minimax:depth=4,time=2" and first["action"] == again["action"]
+    finished, moves = random_moves(game, 1, 1000)
+    assert finished.is_over
+    assert "over" in error_of(
+        client.post("/api/move", json=body("en_dodoi", {"holes_per_row": 6}, moves, agent="greedy")), 400
+    )
+
+
+def test_specs_are_bounded_and_never_name_files():
+    assert bounded_spec("minimax", 5, False) == "minimax:depth=4,time=5"
+    assert bounded_spec("mcts:c=2", 5, False) == "mcts:c=2,sims=1000,time=5"
+    assert bounded_spec("az:time=1", 5, False) == "az:time=1"
+    assert bounded_spec("greedy", 5, False) == "greedy"
+    for spec, words in [
+        ("human", "cannot play"),
+        ("rllib:path=x", "cannot play"),
+        ("policy:path=/etc/passwd", "'path'"),
+        ("az:path=../../x.json", "'path'"),
+        ("perfect:max_seeds=30", "'max_seeds'"),
+        ("policy:trusted=true", "'trusted'"),
+        ("minimax:time=6", "cap"),
+        ("minimax:time=nan", "cap"),
+        ("perfect", "tablebase"),
+        ("nobody", "unknown agent"),
+        (17, "string"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            bounded_spec(spec, 5, False)
+    with pytest.raises(ValueError, match="depth"):
+        bounded_spec("perfect:depth=9", 5, True)
+
+
+# ---------------------------------------------------------------- analysis
+
+
+def analyse(client, name, params, moves=(), start=None, **extra):
+    response = client.post("/api/analyse", json=body(name, params, moves, start, **extra))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def covered_position(game, tb, seed=0):
+    """A running position the table covers, reached by seeded random play."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state = game.initial_state()
+        while not state.is_over and not tb.covers(state):
+            legal = game.legal_actions(state)
+            state = game.apply(state, legal[rng.integers(len(legal))])
+        if not state.is_over and len(game.legal_actions(state)) > 1:
+            return state
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_exact_column_is_the_tables(client, tables, name, params):
+    game = get_game(name, **params)
+    tb = tablebase.load(tables / game.variant, game)
+    for seed in range(3):
+        state = covered_position(game, tb, seed)
+        result = analyse(client, name, params, start={"state": state.to_dict()}, column="exact")
+        probe = tb.probe(state)
+        assert result["summary"]["outcome"] == {1: "won", 0: "drawn", -1: "lost"}[probe.outcome]
+        for a in game.legal_actions(state):
+            entry = result["moves"][str(a)]
+            assert entry["outcome"] == probe.move_outcomes[a]
+            if name != "sadeqa_ii":  # margins: the probe's candidates for A and B of each move
+                want = [
+                    tablebase.table.as_bound(probe.moves[a, c])
+                    for c in (tb_probe.M_CAND_A, tb_probe.M_CAND_B)
+                ]
+                assert entry["margin"] == [x if np.isfinite(x) else None for x in want]
+        assert set(result["moves"]) == {str(a) for a in game.legal_actions(state)}
+
+
+def test_exact_column_needs_a_table(tmp_path):
+    with TestClient(create_app(tables=tmp_path), raise_server_exceptions=False) as c:
+        message = error_of(c.post("/api/analyse", json=body("songo_ewondo", {}, column="exact")), 400)
+    assert "no tablebase" in message and "mancala tablebase build" in message
+
+
+def test_minimax_column_gives_every_moves_exact_value(client):
+    """The column is ``MinimaxAgent.move_values`` (checked against a plain negamax in
+    tests/test_alphabeta.py) at the depth asked, when the budget allows it."""
+    game = get_game("songo_ewondo")
+    state, moves = random_moves(game, 2, 10)
+    result = analyse(client, "songo_ewondo", {}, moves, column="minimax", depth=3, seconds=2)
+    assert result["summary"]["depth"] == 3
+    values, depth = MinimaxAgent(depth=3).move_values(game, state)
+    assert depth == 3
+    assert {int(a): m["score"] for a, m in result["moves"].items()} == {
+        a: int(values[a]) for a in game.legal_actions(state)
+    }
+    _, searched = MinimaxAgent(depth=3).search(game, state)  # the best move's value is the search's
+    assert max(m["score"] for m in result["moves"].values()) == searched.max()
+
+
+def test_network_column_priors_and_values(client):
+    pytest.importorskip("torch", reason="the az and policy networks need torch")
+    from mancala_envs.agents.registry import make_agent
+
+    game = get_game("sadeqa_ii")
+    state, moves = random_moves(game, 1, 8)
+    for who in ("az", "policy"):
+        result = analyse(client, "sadeqa_ii", {}, moves, column="network", agent=who)
+        agent = make_agent(who)
+        logits = agent.logits(game, agent.inputs(game, state.array[None]), game.legal_mask(state)[None])[0]
+        prior = np.exp(logits - logits.max())
+        prior /= prior.sum()
+        legal = game.legal_actions(state)
+        assert set(result["moves"]) == {str(a) for a in legal}
+        assert [result["moves"][str(a)]["prior"] for a in legal] == pytest.approx(prior[legal].tolist())
+        for a in legal:
+            after = game.apply(state, a)
+            if after.is_over:
+                assert result["moves"][str(a)]["value"] == (
+                    1.0 if after.winner == state.to_move else -1.0 if after.winner in (0, 1) else 0.0
+                )
+        assert result["summary"]["value"] is not None
+
+
+@pytest.mark.parametrize("who", ["mcts", "az"])
+def test_search_column_visits_and_q(client, who):
+    if who == "az":
+        pytest.importorskip("torch", reason="az needs torch")
+    game = get_game("songo_ewondo")
+    state, moves = random_moves(game, 4, 6)
+    result = analyse(client, "songo_ewondo", {}, moves, column="search", agent=who, seconds=0.3)
+    visits = [m["visits"] for m in result["moves"].values()]
+    assert set(result["moves"]) == {str(a) for a in game.legal_actions(state)}
+    assert sum(visits) > 0 and result["summary"]["simulations"] >= sum(visits) - 1
+    lo, hi = (0.0, 1.0) if who == "mcts" else (-1.0, 1.0)
+    assert all(lo <= m["q"] <= hi for m in result["moves"].values() if m["q"] is not None)
+    # the board carries the column as labels under the mover's pits
+    assert result["board"].count('class="label"') == len(result["moves"])
+
+
+# ---------------------------------------------------------------- records and exports
+
+
+def test_records_are_listed_from_the_folder_only(client, records):
+    listing = client.get("/api/records").json()
+    names = [f["name"] for f in listing["files"]]
+    assert names == ["games.jsonl", "sub/bad.jsonl"]  # the link out of the folder is not listed
+    assert len(listing["files"][0]["games"]) == len(records[1])
+    assert "error" in listing["files"][1] and listing["files"][1]["games"] == []
+    for index, rec in enumerate(records[1]):
+        detail = client.get(f"/api/records/0/{index}").json()
+        assert detail["moves"] == rec.moves and detail["agents"] == list(rec.agents)
+        states = replay(rec)
+        view = client.post(
+            "/api/position", json=body(rec.game, rec.params, rec.moves, start=detail["start"])
+        ).json()
+        assert view["state"] == states[-1].to_dict() and view["over"]
+    error_of(client.get("/api/records/0/99"), 404)
+    error_of(client.get("/api/records/7/0"), 404)
+    for path in (
+        "/api/records/-1/0",
+        "/api/records/..%2F..%2Foutside.jsonl/0",
+        "/api/records/0/0/../../../x",
+    ):
+        assert client.get(path).status_code == 404
+
+
+def test_no_records_folder_lists_nothing(tables):
+    with TestClient(create_app(tables=tables)) as c:
+        assert c.get("/api/records").json() == {"folder": None, "files": []}
+
+
+def test_exports_svg_and_gif(client):
+    game = get_game("sadeqa_ii")
+    _state, moves = random_moves(game, 0, 9)
+    svg = client.post("/api/export", json=body("sadeqa_ii", {}, moves, format="svg"))
+    assert svg.headers["content-type"].startswith("image/svg+xml") and svg.text.startswith("<svg")
+    assert "attachment" in svg.headers["content-disposition"]
+    gif = client.post("/api/export", json=body("sadeqa_ii", {}, moves, format="gif"))
+    assert gif.headers["content-type"] == "image/gif"
+    assert Image.open(io.BytesIO(gif.content)).n_frames == len(moves) + 1
+    error_of(client.post("/api/export", json=body("sadeqa_ii", {}, moves, format="pdf")), 400)
+
+
+# ---------------------------------------------------------------- the boundary
+
+
+BAD_REQUESTS = [
+    ("/api/position", b"not json", 400),
+    ("/api/position", b"[1, 2]", 400),
+    ("/api/position", b"[" * 50_000, 400),  # nesting past the parser's recursion limit
+    ("/api/position", b'{"game": "songo_ewondo", "moves": [' + b"1," * 40_000 + b"1]}", 413),
+    ("/api/position", json.dumps(body("songo_ewondo", {}, [3] * 3000)).encode(), 400),  # over MAX_MOVES
+    ("/api/position", json.dumps(body("songo_ewondo", {}, [10**30])).encode(), 400),
+    ("/api/position", json.dumps(body("songo_ewondo", {}, ["3"])).encode(), 400),
+    ("/api/position", json.dumps(body("songo_ewondo", {}, [True])).encode(), 400),
+    ("/api/position", json.dumps(body("songo_ewondo", {"holes_per_row": 9})).encode(), 400),
+    ("/api/position", json.dumps(body("en_dodoi", {"holes_per_row": 99})).encode(), 400),
+    ("/api/position", json.dumps({**body("songo_ewondo", {}), "path": "/etc/passwd"}).encode(), 400),
+    ("/api/position", json.dumps(body("songo_ewondo", {}, start={"state": {"board": "x"}})).encode(), 400),
+    ("/api/move", json.dumps(body("songo_ewondo", {}, agent="policy:path=/etc/passwd")).encode(), 400),
+    ("/api/move", json.dumps(body("songo_ewondo", {}, agent="perfect:max_seeds=40")).encode(), 400),
+    ("/api/move", json.dumps(body("songo_ewondo", {}, agent="mcts:time=1e9")).encode(), 400),
+    ("/api/move", json.dumps(body("songo_ewondo", {}, agent="greedy", seed=-1)).encode(), 400),
+    ("/api/analyse", json.dumps(body("songo_ewondo", {}, column="everything")).encode(), 400),
+    ("/api/analyse", json.dumps(body("songo_ewondo", {}, column="minimax", depth=10**6)).encode(), 400),
+    ("/api/analyse", json.dumps(body("songo_ewondo", {}, column="minimax", seconds=1e9)).encode(), 400),
+    ("/api/analyse", b'{"game": "songo_ewondo", "column": "minimax", "seconds": NaN}', 400),
+    ("/api/analyse", json.dumps(body("songo_ewondo", {}, column="network", agent="rllib")).encode(), 400),
+    ("/api/export", json.dumps(body("songo_ewondo", {}, format="../../x")).encode(), 400),
+]
+
+
+@pytest.mark.parametrize(("path", "content", "status"), BAD_REQUESTS)
+def test_bad_requests_are_refused_with_a_message(client, path, content, status):
+    response = client.post(path, content=content, headers={"content-type": "application/json"})
+    error_of(response, status)
+    assert client.get("/api/info").status_code == 200  # and the server keeps serving
+
+
+def test_oversized_bodies_are_refused_before_they_are_read(client):
+    big = b" " * (MAX_BODY_BYTES + 1)
+    error_of(client.post("/api/position", content=big), 413)
+    streamed = (b" " * 4096 for _ in range(MAX_BODY_BYTES // 4096 + 2))  # no content-length
+    error_of(client.post("/api/position", content=streamed), 413)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../app.py",
+        "/static/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/%2e%2e/%2e%2e/%2e%2e/pyproject.toml",
+        "/static//etc/passwd",
+        "/..%2f..%2f..%2fetc/passwd",
+    ],
+)
+def test_no_path_from_a_request_reaches_the_file_system(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "import" not in response.text and "root:" not in response.text
+
+
+def test_wrong_methods_and_routes(client):
+    assert client.get("/api/position").status_code == 405
+    error_of(client.get("/api/nothing"), 404)
+
+
+def test_one_computation_at_a_time_per_session(client):
+    sid = client.cookies.get(SESSION_COOKIE)
+    assert sid
+    server = client.app.state.server
+    lock = server.sessions.setdefault(sid, __import__("threading").Lock())
+    with lock:
+        message = error_of(client.post("/api/position", json=body("songo_ewondo", {})), 429)
+        assert "already running" in message
+    assert client.post("/api/position", json=body("songo_ewondo", {})).status_code == 200
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+request_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "game": st.sampled_from(["songo_ewondo", "sadeqa_ii", "en_dodoi", "x"]) | json_values,
+        "params": st.fixed_dictionaries({}, optional={"holes_per_row": st.integers(-2, 12)}) | json_values,
+        "start": st.none() | st.fixed_dictionaries({"opening": st.integers(-5, 120)}) | json_values,
+        "moves": st.lists(st.integers(-2, 11), max_size=30) | json_values,
+        "bottom": st.integers(-1, 2) | json_values,
+        "column": st.sampled_from(["network", "search", "minimax", "exact", "?"]),
+        "agent": st.sampled_from(["greedy", "random", "minimax:depth=2", "human", "az:path=x"]) | json_values,
+        "depth": st.integers(-1, 3) | json_values,
+        "seconds": st.floats(0.01, 0.2) | json_values,
+        "format": st.sampled_from(["svg", "gif", "png"]),
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    path=st.sampled_from(["/api/position", "/api/move", "/api/analyse", "/api/export"]),
+    payload=request_bodies,
+)
+def test_fuzzed_requests_never_crash_the_server(client, path, payload):
+    response = client.post(path, json=payload)
+    assert response.status_code in (200, 400), response.text
+    if response.status_code == 400:
+        assert response.json()["error"]
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_serve_binds_loopback_and_warns_otherwise(monkeypatch, capsys, tmp_path):
+    ran = []
+    monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets: ran.append(sockets[0].getsockname()))
+    assert web_server.main(["--port", "0", "--tables", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    host, port = ran[0][:2]
+    assert host == "127.0.0.1" and out.startswith(f"mancala serve: http://127.0.0.1:{port}/") and not err
+    assert web_server.main(["--host", "0.0.0.0", "--port", "0", "--tables", str(tmp_path)]) == 0
+    assert "warning" in capsys.readouterr().err
+    assert web_server.is_loopback("::1") and web_server.is_loopback("localhost")
+    assert not web_server.is_loopback("0.0.0.0") and not web_server.is_loopback("example.org")
+    with pytest.raises(ValueError, match="port"):
+        web_server.main(["--port", "70000"])
+    with pytest.raises(ValueError, match="records"):
+        web_server.main(["--records", str(tmp_path / "missing")])
