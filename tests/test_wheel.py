@@ -156,6 +156,7 @@ def test_the_wheel_is_one_package_with_its_data(installed: Installed):
     suites = sorted((ROOT / "mancala_envs" / "tablebase" / "suites").glob("*.jsonl"))
     assert suites
     wanted += [f"mancala_envs/tablebase/suites/{p.name}" for p in suites]
+    wanted += [f"mancala_envs/web/static/{name}" for name in ("index.html", "app.js", "style.css")]
     absent = [name for name in wanted if name not in names]
     assert not absent, (
         f"the wheel lacks {absent}: pyproject.toml's [tool.setuptools.package-data] must list them"
@@ -226,6 +227,43 @@ def test_network_and_perfect_agents_play_every_variant(installed: Installed):
     specs = ("az", "az:sims=0", "policy", "perfect:max_seeds=4")
     assert sorted(out) == sorted(f"{g.variant} {s}" for g in variants() for s in specs)
     assert all(legal for _, legal in out.values()), out
+
+
+def test_mancala_serve_from_the_wheel(installed: Installed):
+    """``mancala serve`` (the web extra) serves its page, its script and the API from the installed
+    package, bound to the loopback address."""
+    pytest.importorskip("uvicorn", reason="mancala serve needs the web extra")
+    pytest.importorskip("starlette", reason="mancala serve needs the web extra")
+    import urllib.request
+
+    proc = subprocess.Popen(
+        ["mancala", "serve", "--port", "0", "--tables", str(installed.work / "tables")],
+        cwd=installed.work,
+        env=installed.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("mancala serve: http://127.0.0.1:"), (
+            line,
+            proc.stderr.read() if proc.poll() else "",
+        )
+        url = line.split()[2]
+        page = urllib.request.urlopen(url, timeout=60).read().decode()
+        script = urllib.request.urlopen(url + "static/app.js", timeout=60).read().decode()
+        request = urllib.request.Request(
+            url + "api/position",
+            data=json.dumps({"game": "sadeqa_ii", "moves": [5]}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        view = json.loads(urllib.request.urlopen(request, timeout=60).read())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert "<title>" in page and "/static/app.js" in page and "api/position" in script
+    assert view["state"]["ply"] == 1 and view["svg"].startswith("<svg")
 
 
 def test_mancala_evaluate_with_the_shipped_policy(installed: Installed):
