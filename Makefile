@@ -9,7 +9,7 @@ EXTRAS ?= dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: train demo test lint bench notebooks docs results datasets clean
+.PHONY: train demo test lint bench notebooks docs results datasets screenshots clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ notebooks: $(STAMP)  ## run every notebook in full and keep its outputs in the f
 
 docs: $(STAMP)  ## the documentation site, warnings as errors, into docs/_build/html (needs the docs extra, in dev)
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+
+screenshots: $(STAMP)  ## the web app's pictures in docs/images/web (docs/play-and-analyse.md), taken by its browser tests
+	MANCALA_SCREENSHOTS=docs/images/web $(PY) -m pytest -q tests/test_web_browser.py
 
 results: $(STAMP)  ## render docs/results/*.md and the README's headline table from the result files in results/
 	$(PY) docs/render_results.py

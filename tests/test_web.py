@@ -238,7 +238,9 @@ def test_exact_column_is_the_tables(client, tables, name, params):
 def test_exact_column_needs_a_table(tmp_path):
     with TestClient(create_app(tables=tmp_path), raise_server_exceptions=False) as c:
         message = error_of(c.post("/api/analyse", json=body("songo_ewondo", {}, column="exact")), 400)
-    assert "no tablebase" in message and "mancala tablebase build" in message
+        assert "no tablebase" in message and "mancala tablebase build" in message
+        tablebase.build(get_game("songo_ewondo"), 4, tmp_path / "songo_ewondo")  # built while it runs
+        assert c.post("/api/analyse", json=body("songo_ewondo", {}, column="exact")).status_code == 200
 
 
 def test_minimax_column_gives_every_moves_exact_value(client):
@@ -302,6 +304,7 @@ def test_search_column_visits_and_q(client, who):
 
 def test_records_are_listed_from_the_folder_only(client, records):
     listing = client.get("/api/records").json()
+    assert listing["folder"] == records[0].name  # the folder's name, not its path
     names = [f["name"] for f in listing["files"]]
     assert names == ["games.jsonl", "sub/bad.jsonl"]  # the link out of the folder is not listed
     assert len(listing["files"][0]["games"]) == len(records[1])
@@ -327,6 +330,8 @@ def test_records_are_listed_from_the_folder_only(client, records):
 def test_no_records_folder_lists_nothing(tables):
     with TestClient(create_app(tables=tables)) as c:
         assert c.get("/api/records").json() == {"folder": None, "files": []}
+        titles = [v["title"] for v in c.get("/api/info").json()["variants"]]
+    assert titles[:3] == ["Songo Ewondo", "Sadeqa II", "En Dodoi (6 holes)"]
 
 
 def test_exports_svg_and_gif(client):
@@ -411,10 +416,12 @@ def test_one_computation_at_a_time_per_session(client):
     assert sid
     server = client.app.state.server
     lock = server.sessions.setdefault(sid, __import__("threading").Lock())
+    move = body("songo_ewondo", {}, agent="greedy")
     with lock:
-        message = error_of(client.post("/api/position", json=body("songo_ewondo", {})), 429)
+        message = error_of(client.post("/api/move", json=move), 429)
         assert "already running" in message
-    assert client.post("/api/position", json=body("songo_ewondo", {})).status_code == 200
+        assert client.post("/api/position", json=body("songo_ewondo", {})).status_code == 200  # a cheap read
+    assert client.post("/api/move", json=move).status_code == 200
 
 
 json_values = st.recursive(

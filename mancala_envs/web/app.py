@@ -14,7 +14,9 @@ server holds no game state. JSON API (every error is ``{"error": MESSAGE}`` with
 
 Safety: request bodies over :data:`~mancala_envs.web.checks.MAX_BODY_BYTES` get 413; every body is
 checked by :mod:`mancala_envs.web.checks` (400 with the message); each search runs within the
-server's time cap; a browser session (a cookie) runs one computation at a time (429 while busy).
+server's time cap; a browser session (a cookie) runs one computation (an agent's move, an analysis,
+an export) at a time (429 while busy). At start a background thread loads the compiled search
+kernels, so that a first search's time budget is not spent compiling.
 """
 
 from __future__ import annotations
@@ -41,13 +43,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mancala_envs import GAMES, Game, get_game, tablebase, variants
-from mancala_envs.agents.minimax.agent import MAX_DEPTH
+from mancala_envs.agents.minimax.agent import MAX_DEPTH, MinimaxAgent
 from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.agents.registry import make_agent, parse_spec
 from mancala_envs.evaluation.arena.records import GameRecord, load_records, start_state
 from mancala_envs.game import as_int
 from mancala_envs.render import move_captures, result_text, status_line, svg_board, write_gif
-from mancala_envs.rulesets import RESULT_BY_SURVIVAL
+from mancala_envs.rulesets import RESULT_BY_SURVIVAL, game_info
 from mancala_envs.tablebase import store
 from mancala_envs.web import analysis
 from mancala_envs.web.checks import (
@@ -89,7 +91,7 @@ class Server:
     tables: Path
     max_seconds: float
     agents: OrderedDict[str, tuple[Any, threading.Lock]] = field(default_factory=OrderedDict)
-    tables_open: dict[str, tablebase.Tablebase | None] = field(default_factory=dict)
+    tables_open: dict[str, tablebase.Tablebase | None] = field(default_factory=dict)  # None: not found
     sessions: dict[str, threading.Lock] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -97,7 +99,7 @@ class Server:
         """The variant's table in the tables folder, or None."""
         key = store.table_name(game)
         with self.lock:
-            if key not in self.tables_open:
+            if self.tables_open.get(key) is None:  # a table built while the server runs is found
                 path = self.tables / key
                 tb = None
                 if (path / store.HEADER).is_file():
@@ -297,7 +299,7 @@ def record_list(server: Server) -> dict[str, Any]:
             entry["error"] = str(e)
             entry["games"] = []
         files.append(entry)
-    return {"folder": None if server.records is None else str(server.records), "files": files}
+    return {"folder": None if server.records is None else server.records.name, "files": files}
 
 
 def summary(index: int, rec: GameRecord) -> dict[str, Any]:
@@ -368,8 +370,7 @@ def info(server: Server) -> dict[str, Any]:
                 "variant": game.variant,
                 "game": game.name,
                 "params": {k: v for k, v in game.params.items() if k != "max_plies"},
-                "title": game.name.replace("_", " ").title()
-                + (f", {game.holes_per_row} holes" if game.name == "en_dodoi" else ""),
+                "title": game_info(game.name).variant_name(game.params),
                 "survival": game.ruleset.result == RESULT_BY_SURVIVAL,
                 "table": None if (tb := server.table(game)) is None else tb.max_seeds,
             }
@@ -387,6 +388,17 @@ def info(server: Server) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the app
+
+
+def warm_up() -> None:
+    """Load the compiled kernels of the searches (numba's cache, or a compilation) with one tiny
+    search per game, so that the first timed search of a request spends its budget searching."""
+    for game in variants():
+        if game.variant.startswith("en_dodoi") and game.holes_per_row != 6:
+            continue  # one width compiles the same kernels as the others
+        state = game.initial_state()
+        MinimaxAgent(depth=2).move_values(game, state)
+        make_agent("mcts:sims=32").act(game, state)
 
 
 def create_app(
@@ -431,9 +443,9 @@ def create_app(
     async def api_info(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(info, server))
 
-    async def api_position(request: Request) -> Response:
+    async def api_position(request: Request) -> Response:  # cheap: not one-at-a-time
         body = await read_body(request)
-        return await run(request, lambda: view(*position_part(body, ())))
+        return JSONResponse(await run_in_threadpool(lambda: view(*position_part(body, ()))))
 
     async def api_move(request: Request) -> Response:
         body = await read_body(request)
@@ -443,8 +455,8 @@ def create_app(
         body = await read_body(request)
         return await run(request, lambda: analyse(server, body))
 
-    async def api_records(request: Request) -> Response:
-        return await run(request, lambda: record_list(server))
+    async def api_records(request: Request) -> Response:  # cheap: not one-at-a-time
+        return JSONResponse(await run_in_threadpool(record_list, server))
 
     async def api_record(request: Request) -> Response:
         file_id, index = request.path_params["file"], request.path_params["index"]
@@ -482,6 +494,7 @@ def create_app(
         Busy: lambda r, e: error(429, "a computation is already running for this page; wait for it"),
         HTTPException: http_error,
     }
+    threading.Thread(target=warm_up, name="mancala-warm-up", daemon=True).start()
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.server = server
     return app

@@ -16,6 +16,8 @@ const S = {
   replay: null, // {moves, ply, label}
   analysis: new Map(), // "column:agent" -> result, for the position shown
   analysed: "", // the position the analysis is of
+  sending: false, // a human's move is on its way to the server
+  stepping: false, // a replay step is on its way to the server
 };
 
 const $ = (id) => document.getElementById(id);
@@ -89,14 +91,27 @@ async function refresh() {
 }
 
 async function play(hole) {
-  if (!S.view || S.view.over || !isHuman(S.view.to_move)) return;
-  S.moves = [...S.moves, hole];
+  // S.sending: a click (or the second click of a double click) while the human's move is on its way
+  // is dropped, or it would be sent as the next player's move
+  if (S.sending || !S.view || S.view.over || !isHuman(S.view.to_move)) return;
+  S.sending = true;
+  $("board").classList.remove("human-to-move");
+  const moves = S.moves;
+  S.moves = [...moves, hole];
   try {
     await refresh();
+  } catch (err) {
+    S.moves = moves;
+    $("board").classList.toggle("human-to-move", isHuman(S.view.to_move));
+    showError(err);
+    return;
+  } finally {
+    S.sending = false;
+  }
+  try {
     await agentsMove();
   } catch (err) {
-    S.moves = S.moves.slice(0, -1);
-    showError(err);
+    showError(err); // the position stays (an agent to move): Undo takes the move back
   }
 }
 
@@ -327,12 +342,27 @@ async function openRecord() {
 async function stepTo(ply) {
   if (!S.replay) return;
   S.replay.ply = Math.max(0, Math.min(ply, S.replay.moves.length));
-  S.moves = S.replay.moves.slice(0, S.replay.ply);
   $("replay-ply").textContent = `ply ${S.replay.ply} of ${S.replay.moves.length}`;
+  // one request at a time (the server answers a second one of this page with 429): quick steps
+  // only move S.replay.ply, and the request under way then asks again for the latest ply
+  if (S.stepping) return;
+  S.stepping = true;
   try {
-    await refresh();
+    for (;;) {
+      const replay = S.replay;
+      const target = replay.ply;
+      S.moves = replay.moves.slice(0, target);
+      const view = await api("/api/position", position());
+      if (S.mode !== "replay") return; // a new game came in between
+      if (S.replay === replay && replay.ply === target) {
+        render(view);
+        return;
+      }
+    }
   } catch (err) {
     showError(err);
+  } finally {
+    S.stepping = false;
   }
 }
 
