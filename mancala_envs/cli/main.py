@@ -1,6 +1,6 @@
 """The ``mancala`` command: ``play``, ``tournament``, ``replay`` (and, from other modules,
 ``train``, ``train-az``, ``distill-az``, ``evaluate``, ``optimality``, ``tablebase``, ``dataset``,
-``train-rllib``, ``serve``).
+``train-rllib``, ``solve``, ``serve``).
 ``mancala <command> --help`` documents each one.
 
 Bad arguments, and the ``ValueError`` s the library raises for them, end in one line on stderr,
@@ -86,6 +86,12 @@ def _tablebase(argv: list[str]) -> int:
     return tablebase.main(argv)
 
 
+def _solve(argv: list[str]) -> int:
+    from mancala_envs.cli import solve
+
+    return solve.main(argv)
+
+
 def _serve(argv: list[str]) -> int:
     from mancala_envs.web import server
 
@@ -107,6 +113,7 @@ EXTERNAL_COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "evaluate": (_evaluate, "evaluate agents or policies against baselines"),
     "optimality": (_optimality, "how often an agent's moves keep the exact outcome"),
     "tablebase": (_tablebase, "build or probe an exact endgame tablebase"),
+    "solve": (_solve, "prove a game's value from its initial position, or check a proof"),
     "dataset": (_dataset, "write games of an agent pair as a Minari dataset"),
     "train-rllib": (_train_rllib, "train with RLlib (the rllib extra)"),
     "serve": (_serve, "play, analyse and replay games in the browser (the web extra)"),

@@ -11,11 +11,29 @@ one; :mod:`~.index` numbers positions, :mod:`~mancala_envs.tablebase.kernels` an
 compute the values, :mod:`~.probe` reads them, :mod:`~.store` keeps them on disk,
 :mod:`~mancala_envs.tablebase.suites` reads and writes optimality suites (one ships per game in
 ``suites/``; :mod:`mancala_envs.evaluation.suites` makes them); ``mancala tablebase
-build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`.
+build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`. :func:`solve` (:mod:`~.solve`) proves a
+position's value by a forward search down to a table, and :func:`check_proof` (:mod:`~.proof`)
+checks such a proof (TABLEBASE.md §5; ``mancala solve`` is :mod:`mancala_envs.cli.solve`).
 """
 
 from mancala_envs.tablebase.builder import build
+from mancala_envs.tablebase.proof import ProofError, Verdict, check_proof
+from mancala_envs.tablebase.solve import Solution, solve
 from mancala_envs.tablebase.store import default_dir, default_path, table_name
 from mancala_envs.tablebase.table import NO_MOVE, Probe, Tablebase, load
 
-__all__ = ["NO_MOVE", "Probe", "Tablebase", "build", "default_dir", "default_path", "load", "table_name"]
+__all__ = [
+    "NO_MOVE",
+    "Probe",
+    "ProofError",
+    "Solution",
+    "Tablebase",
+    "Verdict",
+    "build",
+    "check_proof",
+    "default_dir",
+    "default_path",
+    "load",
+    "solve",
+    "table_name",
+]

@@ -1,0 +1,242 @@
+"""``mancala solve``: prove a game's value from its initial position (TABLEBASE.md §5).
+
+::
+
+    mancala solve GAME [--holes-per-row N] [--table DIR] [--out DIR] [--max-depth D]
+                  [--max-seconds S] [--max-nodes N] [--position JSON] [--no-first-moves]
+    mancala solve --check PROOF [--table DIR]
+
+The first form searches forward from the initial position (or ``--position``) down to the table
+(:func:`mancala_envs.tablebase.solve.solve`), writes the proof(s) as gzip-compressed JSON lines
+(``proof-ge1.jsonl.gz`` …) and ``solution.json`` (value, bounds, table, nodes, time, peak memory,
+each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
+``--no-first-moves``, the value after each move of the first real choice (forced moves followed),
+each with its own proof under ``first-moves/``. The second form checks a proof with a table only
+(:func:`mancala_envs.tablebase.proof.check_proof`) and exits 0 when it holds, 1 when it does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mancala_envs import GAMES, Game, State, get_game
+from mancala_envs.infra import interrupts
+from mancala_envs.infra.errors import one_line
+from mancala_envs.infra.results import provenance, write_result
+from mancala_envs.rulesets import parameter_help
+from mancala_envs.tablebase import store
+from mancala_envs.tablebase.proof import ProofError, check_proof, end_result, read_header, write_proof
+from mancala_envs.tablebase.solve import Solution, solve
+from mancala_envs.tablebase.table import Tablebase, load
+
+PROG = "mancala solve"
+VALUE_WORDS = {1: "wins", 0: "draws", -1: "loses"}
+FILE_CLAIMS = {">=1": "ge1", ">=0": "ge0", "<=0": "le0", "<=-1": "le-1"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Prove a game's value from its initial position by a forward search down to an "
+        "endgame table, writing checkable proofs (docs/TABLEBASE.md, section 5); or check a proof.",
+    )
+    p.add_argument("game", nargs="?", choices=GAMES, help="which game: " + ", ".join(GAMES))
+    p.add_argument(
+        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
+    )
+    p.add_argument("--table", type=Path, metavar="DIR", help="the table's folder (default: the cache's)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: solve-VARIANT)")
+    p.add_argument("--max-depth", type=int, default=64, metavar="D", help="plies above the table (64)")
+    p.add_argument("--max-seconds", type=float, default=None, metavar="S", help="time budget of each search")
+    p.add_argument("--max-nodes", type=int, default=None, metavar="N", help="node budget of each search")
+    p.add_argument(
+        "--position",
+        metavar="JSON",
+        help="solve this position (State.to_dict() as JSON, or a file holding it), not the initial one",
+    )
+    p.add_argument("--no-first-moves", action="store_true", help="only the root position's value")
+    p.add_argument("--check", type=Path, metavar="PROOF", help="check this proof file instead of solving")
+    return p
+
+
+def open_table(game: Game, folder: Path | None) -> Tablebase:
+    path = folder if folder is not None else store.default_path(game)
+    if not (path / store.HEADER).is_file():
+        raise ValueError(
+            f"no {game.variant} table at {path}: build one with 'mancala tablebase build {game.name} "
+            f"--max-seeds K --out {path}', or give --table DIR"
+        )
+    return load(path, get_game(game.name, **{k: v for k, v in game.params.items() if k != "max_plies"}))
+
+
+def describe(value: int | None, bounds: tuple[int, int], player: int) -> str:
+    if value is not None:
+        return f"player_{player} {VALUE_WORDS[value]} with perfect play"
+    low, high = bounds
+    if low == -1 and high == 1:
+        return "not proven (no bound)"
+    return f"not proven: player_{player}'s result lies in [{low:+d}, {high:+d}]"
+
+
+def save_proofs(solution: Solution, folder: Path, stem: str, table: Tablebase) -> list[dict[str, Any]]:
+    """Write each proof of ``solution`` and check the file with the checker; returns their
+    descriptions (``checked_seconds``: the time the check took)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for proof in solution.proofs:
+        path = folder / f"{stem}{FILE_CLAIMS[proof.claim]}.jsonl.gz"
+        write_proof(path, proof.header, proof.nodes)
+        start = time.perf_counter()
+        verdict = check_proof(path, table)  # a ProofError here is a bug of the solver: let it show
+        if verdict.claim != proof.claim:
+            raise ProofError(f"{path}: the checker read the claim {verdict.claim}, not {proof.claim}")
+        out.append(
+            {
+                "file": path.name,
+                "claim": proof.claim,
+                "nodes": len(proof.nodes),
+                "depth": proof.depth,
+                "bytes": path.stat().st_size,
+                "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                "checked_seconds": round(time.perf_counter() - start, 3),
+            }
+        )
+    return out
+
+
+def summary(solution: Solution) -> dict[str, Any]:
+    return {
+        "value": solution.value,
+        "bounds": list(solution.bounds),
+        "nodes_searched": solution.nodes_searched,
+        "seconds": round(solution.seconds, 3),
+        "depth": solution.depth,
+    }
+
+
+def position_arg(game: Game, text: str) -> State:
+    """``--position``: JSON, or the name of a file holding it."""
+    path = Path(text)
+    raw = path.read_text(encoding="utf-8") if not text.lstrip().startswith("{") and path.is_file() else text
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise ValueError("--position is neither a JSON state nor a file holding one") from None
+    if not isinstance(data, dict):
+        raise ValueError("--position must be a JSON object (State.to_dict())")
+    return game.state_from_dict(data)
+
+
+def first_choice(game: Game, state: State) -> tuple[list[int], State]:
+    """The forced moves from ``state`` (one legal move each) and the position of the first choice."""
+    forced = []
+    while not state.is_over and len(game.legal_actions(state)) == 1:
+        forced.append(game.legal_actions(state)[0])
+        state = game.apply(state, forced[-1])
+    return forced, state
+
+
+def _solve(args: argparse.Namespace) -> int:
+    if args.game is None:
+        raise ValueError("name a game to solve, or give --check PROOF")
+    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
+    game = get_game(args.game, **params)
+    table = open_table(game, args.table)
+    out = args.out if args.out is not None else Path(f"solve-{game.variant}")
+    limits = {"max_depth": args.max_depth, "max_seconds": args.max_seconds, "max_nodes": args.max_nodes}
+    root = game.initial_state() if args.position is None else position_arg(game, args.position)
+
+    def progress(depth: int, claim: str, nodes: int) -> None:  # one line, redrawn on a terminal
+        print(f"\r  depth {depth:>3}  trying {claim:<4}  nodes {nodes:,}", end="", flush=True)
+
+    print(
+        f"{PROG}: {game.variant} from the initial position, table max_seeds={table.max_seeds} at {table.path}"
+    )
+    solution = solve(game, table, root, progress=progress if sys.stdout.isatty() else None, **limits)
+    if sys.stdout.isatty():
+        print()
+    proofs = save_proofs(solution, out, "proof-", table)
+    print(f"{PROG}: {describe(solution.value, solution.bounds, root.to_move)} "
+          f"({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")  # fmt: skip
+    first: dict[str, Any] | None = None
+    if not args.no_first_moves and solution.value is not None:
+        forced, choice = first_choice(game, root)
+        first = {"forced": forced, "player": choice.to_move, "moves": []}
+        for action in game.legal_actions(choice):
+            after = game.apply(choice, action)
+            line = [*forced, action]
+            sign = 1 if after.to_move == choice.to_move else -1  # values are for the player to move
+            child: dict[str, Any]
+            if after.is_over:
+                value, child = end_result(after, choice.to_move), {"leaf": "end"}
+            elif table.covers(after):
+                value, child = sign * table.outcome(after), {"leaf": "table"}
+            else:
+                sub = solve(game, table, after, **limits)
+                stem = "after-" + "-".join(map(str, line)) + "-"
+                value = None if sub.value is None else sign * sub.value
+                child = {**summary(sub), "proofs": save_proofs(sub, out / "first-moves", stem, table)}
+            first["moves"].append({"moves": line, "value_for_chooser": value, **child})
+            print(f"  after {line}: player_{choice.to_move} {VALUE_WORDS.get(value, 'is not proven')}")
+    command = shlex.join(["mancala", "solve", *args.argv])
+    payload = {
+        "game": game.name,
+        "params": {k: v for k, v in game.params.items() if k != "max_plies"},
+        "variant": game.variant,
+        "root": root.to_dict(),
+        "player": root.to_move,
+        "statement": describe(solution.value, solution.bounds, root.to_move),
+        **summary(solution),
+        "table": {"max_seeds": table.max_seeds, "positions": table.covered_positions},
+        "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "limits": limits,
+        "proofs": proofs,
+        "first_moves": first,
+        "check": [f"mancala solve --check {out / p['file']} --table DIR" for p in proofs],
+        "provenance": provenance(command),
+    }
+    write_result(out / "solution.json", payload)
+    print(f"{PROG}: proofs and solution.json in {out}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    head = read_header(args.check)
+    params = head.get("params") if isinstance(head.get("params"), dict) else {}
+    game = get_game(str(head.get("game")), **params)
+    table = open_table(game, args.table)
+    try:
+        verdict = check_proof(args.check, table)
+    except ProofError as e:
+        print(f"{PROG}: the proof does not hold: {one_line(e)}", file=sys.stderr)
+        return 1
+    where = "the initial position" if verdict.from_initial_position else "its root position"
+    player = verdict.root.to_move
+    print(
+        f"{PROG}: proof holds: player_{player}'s result {verdict.claim} from {where} of {game.variant} "
+        f"({verdict.nodes:,} nodes, table max_seeds={verdict.max_seeds})"
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        with interrupts.sigterm_raises():
+            return _check(args) if args.check is not None else _solve(args)
+    except (ValueError, OSError) as e:
+        print(f"{PROG}: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        print(f"\n{PROG}: {interrupts.stopped(e)}; nothing is written before a search ends", file=sys.stderr)
+        return interrupts.exit_status(e)

@@ -1,0 +1,251 @@
+"""Proofs of a position's value (TABLEBASE.md §5): the file format and the checker.
+
+A proof shows that the player ``P`` to move at its root can force a bound on his result: ``>=1``
+(a won end), ``>=0`` (never a loss), ``<=0`` (never a win) or ``<=-1`` (the opponent forces P's lost
+end). Every node of one proof makes the root's claim. At a node whose mover the claim serves (P
+for ``>=``, the opponent for ``<=``) one legal move is listed, elsewhere every legal move; each
+move leads to ``"end"`` (it ends the game), ``"table"`` (the table covers the position after it)
+or a node id. A reference names a node of the **same position**: board, captured seeds, player to
+move and Sadeqa II's opening flags (the ply count aside: never-ending play is a draw, §1). For
+``>=1`` and ``<=-1`` the references form no cycle (a win must end); for ``>=0`` and ``<=0`` they
+may (a game that never ends is a draw).
+
+The checker (:func:`check_proof`) reads only the file, :meth:`Game.state_from_dict`,
+:meth:`Game.legal_mask`, :meth:`Game.apply` and a table's ``covers`` / ``outcome``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from mancala_envs import Game, State, get_game
+from mancala_envs.game import outcome
+
+FORMAT, VERSION = "mancala_envs.proof", 1
+CLAIMS = (">=1", ">=0", "<=0", "<=-1")
+LEAVES = ("end", "table")
+
+
+def satisfies(claim: str, result: int) -> bool:
+    """Whether P's result (+1 / 0 / -1) meets ``claim``."""
+    return {">=1": result >= 1, ">=0": result >= 0, "<=0": result <= 0, "<=-1": result <= -1}[claim]
+
+
+def strict(claim: str) -> bool:
+    """Claims that need the game to end (no cycle allowed)."""
+    return claim in (">=1", "<=-1")
+
+
+def served(claim: str, root_player: int) -> int:
+    """The player whose interest the claim serves: he lists one move."""
+    return root_player if claim.startswith(">=") else 1 - root_player
+
+
+def position_key(state: State) -> tuple:
+    """What makes two states the same position for a reference (the ply count aside)."""
+    return (state.board.tobytes(), state.captured.tobytes(), state.to_move, state.first_move_pending)
+
+
+def end_result(state: State, player: int) -> int:
+    """``player``'s result (+1 / 0 / -1) of a finished game; a truncated one is a draw."""
+    return outcome(state.winner if state.done else None, player)
+
+
+class ProofError(ValueError):
+    """A proof file that does not prove its claim; the message names the node and the problem."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a checked proof establishes."""
+
+    game: Game
+    root: State
+    claim: str
+    nodes: int
+    max_seeds: int
+
+    @property
+    def from_initial_position(self) -> bool:
+        return position_key(self.root) == position_key(self.game.initial_state())
+
+
+# ---------------------------------------------------------------- the file
+
+
+def open_text(path: str | os.PathLike, mode: str, compressed: bool | None = None) -> TextIO:
+    """A proof file, gzip-compressed when its name ends in ``.gz`` (or ``compressed`` says so)."""
+    path = Path(path)
+    if path.suffix == ".gz" if compressed is None else compressed:
+        return gzip.open(path, mode + "t", encoding="utf-8")  # type: ignore[return-value]
+    return open(path, mode, encoding="utf-8")
+
+
+def header(game: Game, claim: str, root: int, max_seeds: int) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game.name,
+        "params": {k: v for k, v in game.params.items() if k != "max_plies"},
+        "claim": claim,
+        "root": root,
+        "table": {"max_seeds": int(max_seeds)},
+    }
+
+
+def write_proof(path: str | os.PathLike, head: dict[str, Any], nodes: Iterable[dict[str, Any]]) -> None:
+    """The header line, then one line per node (written to a temporary file, then renamed)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open_text(tmp, "w", compressed=path.suffix == ".gz") as fh:
+        fh.write(json.dumps(head) + "\n")
+        for node in nodes:
+            fh.write(json.dumps(node, separators=(",", ":")) + "\n")
+    os.replace(tmp, path)
+
+
+def read_header(path: str | os.PathLike) -> dict[str, Any]:
+    """The header line of a proof file (``ProofError`` when it is not one)."""
+    try:
+        with open_text(path, "r") as fh:
+            head = json.loads(fh.readline())
+    except (ValueError, OSError, EOFError) as e:  # gzip raises OSError / EOFError for a bad file
+        raise ProofError(f"{path}: no proof header ({e})") from None
+    if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("version") != VERSION:
+        raise ProofError(f"{path}: not a {FORMAT} file of version {VERSION}")
+    return head
+
+
+def read_nodes(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
+    """The node lines of a proof file, after its header (``ProofError`` for a bad line)."""
+    try:
+        with open_text(path, "r") as fh:
+            fh.readline()
+            for number, line in enumerate(fh, start=2):
+                try:
+                    node = json.loads(line)
+                except ValueError:
+                    raise ProofError(f"{path}, line {number}: not valid JSON") from None
+                if not isinstance(node, dict):
+                    raise ProofError(f"{path}, line {number}: a node is a JSON object")
+                yield node
+    except (OSError, EOFError) as e:
+        raise ProofError(f"{path}: unreadable ({e})") from None
+
+
+# ---------------------------------------------------------------- the checker
+
+
+def check_proof(path: str | os.PathLike, table) -> Verdict:
+    """Check the proof at ``path`` with ``table`` (a :class:`~mancala_envs.tablebase.Tablebase`
+    of the proof's game with at least its ``max_seeds``); returns the :class:`Verdict`, or raises
+    :class:`ProofError` naming the first problem found."""
+    head = read_header(path)
+    claim = head.get("claim")
+    if claim not in CLAIMS:
+        raise ProofError(f"claim must be one of {', '.join(CLAIMS)}, got {claim!r}")
+    params = head.get("params")
+    if not isinstance(params, dict) or not isinstance(head.get("game"), str):
+        raise ProofError("the header must name a game and its params")
+    game = get_game(head["game"], **params)
+    need = (head.get("table") or {}).get("max_seeds")
+    if (table.game.name, table.game.holes_per_row) != (game.name, game.holes_per_row):
+        raise ProofError(f"the table is for {table.game!r}, the proof for {game!r}")
+    if not isinstance(need, int) or table.max_seeds < need:
+        raise ProofError(f"the proof needs a table of max_seeds >= {need!r}; this one has {table.max_seeds}")
+    nodes: dict[Any, tuple[State, list]] = {}
+    for node in read_nodes(path):
+        nid = node.get("id")
+        if not isinstance(nid, int) or isinstance(nid, bool) or nid in nodes:
+            raise ProofError(f"node id {nid!r} is not an integer or is listed twice")
+        if node.get("claim") != claim:
+            raise ProofError(f"node {nid}: claim {node.get('claim')!r}, the proof's is {claim!r}")
+        moves = node.get("moves")
+        if not isinstance(moves, list) or not moves:
+            raise ProofError(f"node {nid}: no moves listed")
+        try:
+            state = game.state_from_dict(node.get("state"))
+        except (TypeError, ValueError) as e:
+            raise ProofError(f"node {nid}: bad state: {e}") from None
+        nodes[nid] = (state, moves)
+    root = head.get("root")
+    if root not in nodes:
+        raise ProofError(f"the root node {root!r} is not listed")
+    player = nodes[root][0].to_move
+    edges: dict[Any, list] = {}
+    for nid, (state, moves) in nodes.items():
+        edges[nid] = check_node(game, table, claim, player, nid, state, moves, nodes)
+    if strict(claim):
+        check_no_cycle(edges, claim)
+    return Verdict(game, nodes[root][0], claim, len(nodes), int(need))
+
+
+def check_node(game: Game, table, claim: str, player: int, nid, state: State, moves: list, nodes) -> list:
+    """One node's moves and leaves; returns the node ids it refers to."""
+    if state.is_over:
+        raise ProofError(f"node {nid}: the game is over there (a finished game is an 'end' leaf)")
+    legal = {int(a) for a in game.legal_mask(state).nonzero()[0]}
+    actions = []
+    for item in moves:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)):
+            raise ProofError(f"node {nid}: a move is [ACTION, CHILD], got {item!r}")
+        actions.append(item[0])
+    if len(set(actions)) != len(actions):
+        raise ProofError(f"node {nid}: a move is listed twice")
+    if not set(actions) <= legal:
+        raise ProofError(f"node {nid}: move(s) {sorted(set(actions) - legal)} are not legal")
+    if state.to_move == served(claim, player):
+        if len(actions) != 1:
+            raise ProofError(f"node {nid}: the claim's own side moves: list one move, not {len(actions)}")
+    elif set(actions) != legal:
+        raise ProofError(f"node {nid}: reply(ies) {sorted(legal - set(actions))} are missing")
+    refs = []
+    for action, child in moves:
+        after = game.apply(state, action)
+        if after.truncated:  # the ply count is no part of a position (§1): a proof never relies on it
+            raise ProofError(f"node {nid}, move {action}: the game is truncated there (max_plies)")
+        if child == "end":
+            if not after.done:
+                raise ProofError(f"node {nid}, move {action}: the game does not end")
+            if not satisfies(claim, end_result(after, player)):
+                raise ProofError(f"node {nid}, move {action}: the game ends against the claim {claim}")
+        elif child == "table":
+            if after.is_over or not table.covers(after):
+                raise ProofError(f"node {nid}, move {action}: the table does not cover the position after it")
+            value = table.outcome(after) * (1 if after.to_move == player else -1)
+            if not satisfies(claim, value):
+                raise ProofError(f"node {nid}, move {action}: the table's value {value:+d} breaks {claim}")
+        elif child in nodes and not isinstance(child, bool):
+            if position_key(nodes[child][0]) != position_key(after) or after.is_over:
+                raise ProofError(f"node {nid}, move {action}: node {child} is not the position after it")
+            refs.append(child)
+        else:
+            raise ProofError(f"node {nid}, move {action}: child {child!r} is no node, 'end' or 'table'")
+    return refs
+
+
+def check_no_cycle(edges: dict[Any, list], claim: str) -> None:
+    """``ProofError`` when the references of a ``>=1`` / ``<=-1`` proof form a cycle."""
+    colour: dict[Any, int] = {}  # 1 on the stack, 2 done
+    for start in edges:
+        if start in colour:
+            continue
+        stack = [(start, iter(edges[start]))]
+        colour[start] = 1
+        while stack:
+            nid, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                colour[nid] = 2
+                stack.pop()
+            elif colour.get(child) == 1:
+                raise ProofError(f"the references cycle through node {child}: a {claim} proof must end")
+            elif child not in colour:
+                colour[child] = 1
+                stack.append((child, iter(edges[child])))

@@ -1,0 +1,301 @@
+"""Proofs of a position's value (TABLEBASE.md §5): the solver and the checker end to end on
+reduced positions, their values against a larger table's, and the checker against tampered
+proofs (a missing reply, a wrong leaf, a wrong child, a win proof that cycles)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from mancala_envs import get_game, tablebase
+from mancala_envs.cli.solve import main as solve_main
+from mancala_envs.tablebase.proof import (
+    ProofError,
+    check_proof,
+    header,
+    position_key,
+    read_header,
+    read_nodes,
+    write_proof,
+)
+from mancala_envs.tablebase.solve import solve
+
+# (game, params, K of the search's table, K of the reference table, seeds of the positions solved)
+CASES = [
+    ("sadeqa_ii", {}, 8, 12, (11, 12)),
+    ("en_dodoi", {"holes_per_row": 6}, 6, 10, (9, 10)),
+    ("songo_ewondo", {}, 4, 6, (6, 6)),  # Songo endgames are long: few seeds keep the test short
+]
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tables")
+    out = {}
+    for name, params, small, big, _ in CASES:
+        game = get_game(name, **params)
+        out[name] = (
+            game,
+            tablebase.build(game, small, folder / f"{game.variant}-{small}"),
+            tablebase.build(game, big, folder / f"{game.variant}-{big}"),
+        )
+    return out
+
+
+def positions(game, tb_small, seeds, count, seed):
+    """Running positions of seeded random games, with ``seeds`` (lo, hi) seeds on the board,
+    outside the small table."""
+    rng = np.random.default_rng(seed)
+    lo, hi = seeds
+    found = []
+    while len(found) < count:
+        s = game.initial_state()
+        while not s.is_over and s.seeds_on_board > hi:
+            s = game.apply(s, int(rng.choice(game.legal_actions(s))))
+        if not s.is_over and lo <= s.seeds_on_board and not tb_small.covers(s):
+            found.append(s)
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_solved_values_are_the_larger_tables_and_their_proofs_check(tables, tmp_path, case):
+    name, _, _, _, seeds = case
+    game, small, big = tables[name]
+    decided = 0
+    for k, state in enumerate(positions(game, small, seeds, 4, seed=k_seed(name))):
+        solution = solve(game, small, state, max_nodes=100_000)
+        truth = big.outcome(state)
+        low, high = solution.bounds
+        assert low <= truth <= high, (name, k)  # every bound proven is true
+        if solution.value is None:
+            continue
+        decided += 1
+        assert solution.value == truth
+        claims = sorted(p.claim for p in solution.proofs)
+        assert claims == {1: [">=1"], -1: ["<=-1"], 0: ["<=0", ">=0"]}[truth]
+        for proof in solution.proofs:
+            path = tmp_path / f"{name}-{k}-{proof.claim}.jsonl.gz"
+            write_proof(path, proof.header, proof.nodes)
+            verdict = check_proof(path, small)
+            assert verdict.claim == proof.claim and verdict.root == state
+            assert verdict.nodes == len(proof.nodes)
+    assert decided >= 2, f"only {decided} of 4 {name} positions decided within the node budget"
+
+
+def k_seed(name: str) -> int:
+    return {"sadeqa_ii": 1, "en_dodoi": 2, "songo_ewondo": 3}[name]
+
+
+# ---------------------------------------------------------------- tampered proofs
+
+
+@pytest.fixture(scope="module")
+def sadeqa_proof(tables, tmp_path_factory):
+    """A checked >=1 or <=-1 proof with an AND node of several replies and a node reference."""
+    game, small, _ = tables["sadeqa_ii"]
+    folder = tmp_path_factory.mktemp("proofs")
+    for k, state in enumerate(positions(game, small, (11, 13), 40, seed=7)):
+        solution = solve(game, small, state, max_nodes=200_000)
+        if solution.value not in (1, -1):
+            continue
+        (proof,) = solution.proofs
+        ids = {n["id"] for n in proof.nodes}
+        refs = [n for n in proof.nodes if any(c in ids for _, c in n["moves"])]
+        if refs and any(len(n["moves"]) > 1 for n in proof.nodes):
+            path = folder / f"proof-{k}.jsonl"
+            write_proof(path, proof.header, proof.nodes)
+            check_proof(path, small)
+            return game, small, path
+    pytest.fail("no decided Sadeqa II position with a branching proof among 40")
+
+
+def tamper(path, tmp_path, change):
+    """A copy of the proof at ``path`` with ``change(head, nodes)`` applied."""
+    head = read_header(path)
+    nodes = list(read_nodes(path))
+    change(head, nodes)
+    out = tmp_path / "tampered.jsonl"
+    write_proof(out, head, nodes)
+    return out
+
+
+def test_a_missing_reply_is_refused(sadeqa_proof, tmp_path):
+    _game, tb, path = sadeqa_proof
+
+    def drop_reply(head, nodes):
+        node = next(n for n in nodes if len(n["moves"]) > 1)
+        node["moves"].pop()
+
+    with pytest.raises(ProofError, match="missing"):
+        check_proof(tamper(path, tmp_path, drop_reply), tb)
+
+
+def test_a_wrong_leaf_is_refused(sadeqa_proof, tmp_path):
+    _game, tb, path = sadeqa_proof
+
+    def table_to_end(head, nodes):
+        node = next(n for n in nodes if any(c == "table" for _, c in n["moves"]))
+        move = next(m for m in node["moves"] if m[1] == "table")
+        move[1] = "end"
+
+    with pytest.raises(ProofError, match="does not end"):
+        check_proof(tamper(path, tmp_path, table_to_end), tb)
+
+    def flip_claim(head, nodes):  # the same tree claimed for the other side: its leaves break it
+        new = "<=-1" if head["claim"] == ">=1" else ">=1"
+        head["claim"] = new
+        for n in nodes:
+            n["claim"] = new
+
+    with pytest.raises(ProofError):
+        check_proof(tamper(path, tmp_path, flip_claim), tb)
+
+
+def test_a_wrong_child_or_move_is_refused(sadeqa_proof, tmp_path):
+    game, tb, path = sadeqa_proof
+
+    def other_child(head, nodes):
+        ids = [n["id"] for n in nodes]
+        node = next(n for n in nodes if any(c in ids for _, c in n["moves"]))
+        move = next(m for m in node["moves"] if m[1] in ids)
+        move[1] = head["root"]  # the root is not the position after that move
+
+    with pytest.raises(ProofError, match="not the position after it"):
+        check_proof(tamper(path, tmp_path, other_child), tb)
+
+    def illegal(head, nodes):
+        node = nodes[0]
+        state = game.state_from_dict(node["state"])
+        bad = next(a for a in range(game.num_actions) if not game.legal_mask(state)[a])
+        node["moves"].append([bad, "end"])
+
+    with pytest.raises(ProofError, match="not legal"):
+        check_proof(tamper(path, tmp_path, illegal), tb)
+
+    def edited_board(head, nodes):
+        nodes[-1]["state"]["board"][0] += 1
+
+    with pytest.raises(ProofError):
+        check_proof(tamper(path, tmp_path, edited_board), tb)
+
+
+def test_bad_files_are_refused(sadeqa_proof, tmp_path):
+    game, tb, path = sadeqa_proof
+    garbage = tmp_path / "garbage.jsonl.gz"
+    garbage.write_bytes(b"not gzip")
+    with pytest.raises(ProofError):
+        check_proof(garbage, tb)
+    lines = path.read_text().splitlines()
+    truncated = tmp_path / "truncated.jsonl"
+    truncated.write_text("\n".join([*lines[:-1], lines[-1][:10]]) + "\n")
+    with pytest.raises(ProofError, match="not valid JSON"):
+        check_proof(truncated, tb)
+    small = tablebase.build(game, 4, tmp_path / "k4")
+    with pytest.raises(ProofError, match="max_seeds"):
+        check_proof(path, small)
+
+
+class FakeTable:
+    """A duck-typed table that covers every position but ``uncovered`` and calls each a win for
+    ``winner``: the checker's cycle rule tested apart from the table."""
+
+    def __init__(self, game, uncovered, winner):
+        self.game, self.max_seeds = game, 99
+        self.uncovered, self.winner = uncovered, winner
+
+    def covers(self, state):
+        return position_key(state) not in self.uncovered
+
+    def outcome(self, state):
+        return 1 if state.to_move == self.winner else -1
+
+
+def test_a_win_proof_that_cycles_is_refused_and_a_draw_proof_may(tmp_path):
+    """A real cycle of En Dodoi positions (found by a seeded random walk), written as a proof
+    that follows it forever: fine for ``>=0`` (never-ending play is a draw), refused for ``>=1``."""
+    game = get_game("en_dodoi", holes_per_row=6)
+    rng = np.random.default_rng(2)
+    cycle = None
+    for _ in range(5000):
+        s = game.initial_state()
+        while not s.is_over and s.seeds_on_board > 7:
+            s = game.apply(s, int(rng.choice(game.legal_actions(s))))
+        seen, line = {}, []
+        while not s.is_over and len(line) < 60 and cycle is None:
+            key = position_key(s)
+            if key in seen:
+                cycle = line[seen[key] :]
+            seen[key] = len(line)
+            a = int(rng.choice(game.legal_actions(s)))
+            line.append((s, a))
+            s = game.apply(s, a)
+        if cycle is not None:
+            break
+    assert cycle is not None
+    player = cycle[0][0].to_move
+    keys = {position_key(s): i for i, (s, _) in enumerate(cycle)}
+    table = FakeTable(game, set(keys), winner=player)
+    for claim in (">=0", ">=1"):
+        nodes = []
+        for i, (s, a) in enumerate(cycle):
+            nxt = (i + 1) % len(cycle)
+            if s.to_move == player:  # the claim's side: the cycle's move only
+                moves = [[a, nxt]]
+            else:  # every reply: the cycle's, and the others to the (fake) table's wins for P
+                moves = [[b, nxt if b == a else "table"] for b in game.legal_actions(s)]
+            nodes.append({"id": i, "state": s.to_dict(), "claim": claim, "moves": moves})
+        path = tmp_path / f"cycle{claim}.jsonl"
+        write_proof(path, header(game, claim, 0, 99), nodes)
+        if claim == ">=0":
+            assert check_proof(path, table).claim == ">=0"
+        else:
+            with pytest.raises(ProofError, match="cycle"):
+                check_proof(path, table)
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_mancala_solve_and_check_end_to_end(tables, tmp_path, capsys):
+    """``mancala solve --position`` on a reduced Sadeqa II position writes proofs and
+    solution.json; ``mancala solve --check`` accepts them and refuses a tampered one."""
+    game, small, big = tables["sadeqa_ii"]
+    state = positions(game, small, (11, 12), 1, seed=11)[0]
+    out = tmp_path / "solved"
+    args = [
+        "sadeqa_ii",
+        "--table",
+        str(small.path),
+        "--out",
+        str(out),
+        "--position",
+        json.dumps(state.to_dict()),
+    ]
+    assert solve_main([*args, "--max-nodes", "300000"]) == 0
+    from mancala_envs.infra.results import read_result
+
+    result = read_result(out / "solution.json")
+    assert result["value"] == big.outcome(state) and result["table"]["max_seeds"] == small.max_seeds
+    first = result["first_moves"]
+    for entry in first["moves"]:  # the value after each first choice, checked against the big table
+        after = state
+        for a in entry["moves"]:
+            after = game.apply(after, a)
+        if entry["value_for_chooser"] is not None and not after.is_over:
+            sign = 1 if after.to_move == first["player"] else -1
+            assert entry["value_for_chooser"] == sign * big.outcome(after)
+    for proof in result["proofs"]:
+        path = out / proof["file"]
+        with gzip.open(path, "rt") as fh:
+            assert json.loads(fh.readline())["claim"] == proof["claim"]
+        assert solve_main(["--check", str(path), "--table", str(small.path)]) == 0
+        assert "proof holds" in capsys.readouterr().out
+        bad = tamper(path, tmp_path, lambda head, nodes: nodes[0]["moves"].pop())
+        assert solve_main(["--check", str(bad), "--table", str(small.path)]) == 1
+        assert "does not hold" in capsys.readouterr().err
+    assert solve_main(["sadeqa_ii", "--table", str(tmp_path / "nothing")]) == 2
+    assert "mancala tablebase build" in capsys.readouterr().err
