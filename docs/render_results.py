@@ -367,6 +367,72 @@ page_tablebase = tables_page(
 )
 
 
+VALUE_WORDS = {1: "wins", 0: "draws", -1: "loses"}
+
+
+def page_solved(files: Loaded, models_dir: Path) -> str:
+    """Games (and first moves) whose value is proven, each by proof files a checker verified."""
+    out = [
+        "# Solved games",
+        "",
+        "The value of a game's initial position under perfect play (never-ending games drawn), proven "
+        "by `mancala solve`: a forward search from the initial position down to an exact endgame table, "
+        "which writes its proofs in the format of [TABLEBASE.md §5](../TABLEBASE.md) and checks each "
+        "with the separate checker before it is listed here. Check a proof yourself with "
+        "`mancala solve --check FILE --table DIR` (a table of at least the listed `max_seeds`: "
+        "`mancala tablebase build GAME --max-seeds K --out DIR`). How it works: "
+        "[solving games](../solving.md).",
+    ]
+    if not files:
+        return "\n".join([*out, "", missing("mancala solve GAME --table DIR --out results/solve/VARIANT")])
+    rows = []
+    for f, r in files:
+        proofs = (
+            ", ".join(
+                f"`{q['claim']}`: {q['nodes']:,} nodes, {q['bytes'] / 1024:,.1f} KiB" for q in r["proofs"]
+            )
+            or "none"
+        )
+        rows.append(
+            [
+                variant(r),
+                r["statement"],
+                f"{r['table']['max_seeds']} ({r['table']['positions']:,} positions)",
+                f"{r['nodes_searched']:,}",
+                f"{r['seconds']:,.1f}",
+                f"{r['peak_memory_mb']:,.0f}",
+                proofs,
+                f"`{Path(f).parent.name}/`",
+            ]
+        )
+    header = ["game", "result", "table K", "nodes searched", "seconds", "peak MB", "proofs", "folder"]
+    out += ["", table(header, rows, "---|---|---|---:|---:|---:|---|---")]
+    for f, r in files:
+        first = r.get("first_moves")
+        if not first or not first.get("moves"):
+            continue
+        forced = f" after the forced moves {first['forced']}" if first["forced"] else ""
+        out += [
+            "",
+            f"## {variant(r)}: the first choice (`{Path(f).parent.name}/`)",
+            "",
+            f"The value for player_{first['player']} after each of his moves at his first choice{forced}:",
+            "",
+        ]
+        moves = []
+        for m in first["moves"]:
+            value = m["value_for_chooser"]
+            how = m.get("leaf") or ", ".join(f"`{q['claim']}` {q['nodes']:,} nodes" for q in m["proofs"])
+            moves.append([" ".join(map(str, m["moves"])), VALUE_WORDS.get(value, "not proven"), how])
+        out.append(
+            table(
+                ["moves", f"player_{first['player']}", "proof (claim of the player to move after it)"], moves
+            )
+        )
+    out += ["", *(provenance_note(p, f, models_dir) + "\n" for f, p in files)]
+    return "\n".join(out)
+
+
 def trained_by(config: dict[str, Any]) -> str:
     """How a shipped model was trained, in words, from the command its JSON records."""
     command = str(config.get("trained", {}).get("command", ""))
@@ -468,6 +534,7 @@ PAGE_SOURCES: dict[str, tuple[Callable[[Loaded, Path], str], str]] = {
     "ratings": (page_ratings, "ratings/*/ratings.json"),
     "benchmarks": (page_benchmarks, "benchmarks/*.json"),
     "tablebase-builds": (page_tablebase, "tablebase/*.json"),
+    "solved": (page_solved, "solve/*/solution.json"),
 }
 
 

@@ -2,7 +2,7 @@
 
 ::
 
-    mancala tablebase build GAME [--holes-per-row N] --max-seeds K [--out DIR]
+    mancala tablebase build GAME [--holes-per-row N] --max-seeds K [--out DIR] [--ray-address ADDR]
     mancala tablebase probe GAME --board 1,0,2,... --captured A,B --to-move P [--path DIR]
     mancala tablebase suite GAME --positions N [--max-seeds K] [--path DIR] [--out FILE] [--max-games G]
 
@@ -60,6 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-seeds", type=int, required=True, metavar="K", help="every board of <= K seeds")
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="play each layer's moves on Ray workers: 'local' (a Ray on this machine), 'auto' or HOST:PORT "
+        "(a running cluster; the table folder must be shared); the rllib extra",
+    )
+    p.add_argument(
+        "--ray-workers", type=int, default=None, metavar="N", help="CPUs of a --ray-address local instance"
+    )
 
     p = sub.add_parser("probe", help="exact values of one position and of its moves")
     _game_args(p)
@@ -100,7 +110,14 @@ def _build(args: argparse.Namespace) -> int:
     game = _game(args)
     start = time.perf_counter()
     try:
-        tb = build(game, args.max_seeds, args.out, progress=not args.quiet)
+        tb = build(
+            game,
+            args.max_seeds,
+            args.out,
+            progress=not args.quiet,
+            ray_address=args.ray_address,
+            ray_workers=args.ray_workers,
+        )
     except KeyboardInterrupt as e:
         path = args.out if args.out is not None else store.default_path(game)
         done = store.read_header(path)["max_seeds"] if (path / store.HEADER).is_file() else -1

@@ -78,6 +78,8 @@ def build(
     *,
     progress: bool = False,
     on_layer: Callable[[int, dict], None] | None = None,
+    ray_address: str | None = None,
+    ray_workers: int | None = None,
 ) -> Tablebase:
     """The table of ``game`` with every position of at most ``max_seeds`` seeds on the board.
 
@@ -86,7 +88,9 @@ def build(
     one is extended from its last complete layer. ``progress`` shows a bar (positions/s, ETA);
     ``on_layer(seeds, layer_info)`` is called after each layer is on disk. Ctrl-C or SIGTERM
     (:class:`~mancala_envs.infra.interrupts.Interrupted`), or an exception from ``on_layer``, stops
-    the build with every finished layer kept.
+    the build with every finished layer kept. ``ray_address`` (``"local"``, ``"auto"`` or
+    ``HOST:PORT``) plays each layer's moves on Ray workers (:mod:`~.distributed`; ``ray_workers``:
+    the CPUs of a local instance), with the same files as a local build.
 
     Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds
     (or 120), ``path`` a file, or a table larger than the free disk space there (counting the
@@ -113,7 +117,16 @@ def build(
         store.check_game(header, game, path)
         done = int(header["max_seeds"])
         if done < max_seeds:
-            _build_layers(game, header, path, done, max_seeds, progress, on_layer)
+            expander = None
+            if ray_address is not None:
+                from mancala_envs.tablebase.distributed import RayExpander
+
+                expander = RayExpander(ray_address, ray_workers)
+            try:
+                _build_layers(game, header, path, done, max_seeds, progress, on_layer, expander)
+            finally:
+                if expander is not None:
+                    expander.close()
     return load(path, game, max_seeds)
 
 
@@ -125,6 +138,7 @@ def _build_layers(
     max_seeds: int,
     progress: bool,
     on_layer: Callable[[int, dict], None] | None,
+    expander=None,
 ) -> None:
     n = game.holes_per_row
     holes = 2 * n
@@ -147,13 +161,22 @@ def _build_layers(
             edges = np.empty((size, n), dtype=np.int32)
             const = np.empty((size, 2), dtype=np.int8)
             moves = np.empty(size, dtype=np.int8)
-            for s in range(0, size, EXPAND_CHUNK):
-                e = min(size, s + EXPAND_CHUNK)
-                expand_layer(k, s, e - s, rules, comp, offsets, values, edges[s:e], const[s:e], moves[s:e])
+
+            def on_chunk(count: int, k: int = k) -> None:
                 if bar is not None:
-                    bar.update(e - s)
+                    bar.update(count)
                     bar.set_postfix_str(f"layer {k}: moves", refresh=False)
                 check()
+
+            if expander is not None:
+                expander.expand(path, rules, max_seeds, holes, k, (edges, const, moves), on_chunk)
+            else:
+                for s in range(0, size, EXPAND_CHUNK):
+                    e = min(size, s + EXPAND_CHUNK)
+                    expand_layer(
+                        k, s, e - s, rules, comp, offsets, values, edges[s:e], const[s:e], moves[s:e]
+                    )
+                    on_chunk(e - s)
 
             def on_round(r: int, changed: int, k: int = k) -> None:
                 if bar is not None:
