@@ -125,21 +125,34 @@ def main(argv: list[str] | None = None) -> None:
                     f"{row['build_s']:,.{0 if row['build_s'] >= 10 else 1}f} s",
                     per_second(row["positions_per_s"]),
                     megabytes(row["peak_mb"]),
+                    f"{row['peak_mb'] * 2**20 / row['positions']:.1f}",
                     megabytes(row["file_mb"]),
+                    f"{row['file_mb'] * 2**20 / row['positions']:.2f}",
                 ]
             )
             raw.append({"target": target, **row})
             write_table(  # after every build: an interrupt keeps the finished rows
                 args.out,
                 "Builds, one at a time",
-                ["table", "K", "positions", "build time", "positions/s", "peak memory", "files"],
+                [
+                    "table",
+                    "K",
+                    "positions",
+                    "build time",
+                    "positions/s",
+                    "peak memory",
+                    "bytes/position",
+                    "files",
+                    "file bytes/position",
+                ],
                 rows,
-                "---|---:|---:|---:|---:|---:|---:",
+                "---|---:|---:|---:|---:|---:|---:|---:|---:",
                 [
                     "One build at a time, each in its own process (K: the most seeds on the board). "
                     "Build time: the sum of the table's layer build times (over every run, for a table "
                     "extended from an earlier build); peak memory: the build process's maximum resident "
-                    "set, memory-mapped table pages included; files: the table folder's size."
+                    "set, memory-mapped table pages included; files: the table folder's size; "
+                    "bytes/position: per covered position (both players to move)."
                 ],
                 {"builds": raw},
                 record,
