@@ -299,3 +299,31 @@ def test_mancala_solve_and_check_end_to_end(tables, tmp_path, capsys):
         assert "does not hold" in capsys.readouterr().err
     assert solve_main(["sadeqa_ii", "--table", str(tmp_path / "nothing")]) == 2
     assert "mancala tablebase build" in capsys.readouterr().err
+
+
+def test_the_shipped_proofs_are_the_ones_their_solutions_list():
+    """results/solve: each solution.json (checksummed) lists proof files that are there, with the
+    recorded SHA-256, and whose root is the game's initial position (checking them needs a table
+    of 16 seeds or more: docs/solving.md)."""
+    import hashlib
+    from pathlib import Path
+
+    from mancala_envs.infra.results import read_result
+
+    root = Path(__file__).resolve().parents[1] / "results" / "solve"
+    solutions = sorted(root.glob("*/solution.json"))
+    assert solutions, "no solved games shipped"
+    for path in solutions:
+        result = read_result(path)
+        game = get_game(result["game"], **result["params"])
+        assert result["root"] == game.initial_state().to_dict()
+        assert result["proofs"], path
+        for proof in result["proofs"]:
+            file = path.parent / proof["file"]
+            assert hashlib.sha256(file.read_bytes()).hexdigest() == proof["sha256"], file
+            head = read_header(file)
+            assert (
+                head["claim"] == proof["claim"] and head["table"]["max_seeds"] == result["table"]["max_seeds"]
+            )
+            first = next(iter(read_nodes(file)))
+            assert first["id"] == head["root"] and first["state"] == result["root"]
