@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from mancala_envs import Game, State, get_game
-from mancala_envs.game import outcome
+from mancala_envs.game import Game, get_game, outcome
+from mancala_envs.state import State
 
 FORMAT, VERSION = "mancala_envs.proof", 1
 CLAIMS = (">=1", ">=0", "<=0", "<=-1")

@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs import Game, State
+from mancala_envs.game import Game
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
+from mancala_envs.state import State
 from mancala_envs.tablebase.proof import (
     end_result,
     header,

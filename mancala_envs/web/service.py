@@ -1,0 +1,332 @@
+"""What the web app does, without HTTP: the server's state (settings, agents, tables, session
+locks) and the work of each route of :mod:`mancala_envs.web.app`, as functions of a checked
+request body (:mod:`mancala_envs.web.checks`) that return JSON-ready dicts."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mancala_envs import GAMES, Game, get_game, tablebase, variants
+from mancala_envs.agents.minimax.agent import MAX_DEPTH, MinimaxAgent
+from mancala_envs.agents.perfect import PerfectAgent
+from mancala_envs.agents.registry import make_agent, parse_spec
+from mancala_envs.evaluation.arena.records import GameRecord, load_records, start_state
+from mancala_envs.game import as_int
+from mancala_envs.render import move_captures, result_text, status_line, svg_board, write_gif
+from mancala_envs.rulesets import RESULT_BY_SURVIVAL, game_info
+from mancala_envs.tablebase import store
+from mancala_envs.web import analysis
+from mancala_envs.web.checks import (
+    SUITE_OPENINGS,
+    WEB_AGENTS,
+    Position,
+    bounded_spec,
+    position_from,
+    require_keys,
+)
+
+MAX_AGENTS = 16  # agents kept between requests (models, trees), least recently used dropped first
+MAX_GIF_FRAMES = 401
+CELL = 64  # pixels per pit of the page's board
+POSITION_KEYS = ("game", "params", "start", "moves", "bottom")
+
+
+class NotFound(Exception):
+    """A record file or game index that the listing does not hold (404)."""
+
+
+@dataclass
+class Server:
+    """What the app keeps between requests: its settings, agents, tables and session locks."""
+
+    records: Path | None
+    tables: Path
+    max_seconds: float
+    agents: OrderedDict[str, tuple[Any, threading.Lock]] = field(default_factory=OrderedDict)
+    tables_open: dict[str, tablebase.Tablebase | None] = field(default_factory=dict)  # None: not found
+    sessions: dict[str, threading.Lock] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def table(self, game: Game) -> tablebase.Tablebase | None:
+        """The variant's table in the tables folder, or None."""
+        key = store.table_name(game)
+        with self.lock:
+            if self.tables_open.get(key) is None:  # a table built while the server runs is found
+                path = self.tables / key
+                tb = None
+                if (path / store.HEADER).is_file():
+                    try:
+                        tb = tablebase.load(path, get_game(game.name, **game.params))
+                    except ValueError as e:
+                        warnings.warn(f"mancala serve: the table at {path} is not used: {e}", stacklevel=1)
+                self.tables_open[key] = tb
+            return self.tables_open[key]
+
+    def agent(self, spec: str, game: Game) -> tuple[Any, threading.Lock]:
+        """A cached agent for a checked spec (``perfect`` reads the server's table)."""
+        key = f"{spec}|{store.table_name(game)}" if spec.startswith("perfect") else spec
+        with self.lock:
+            if key in self.agents:
+                self.agents.move_to_end(key)
+                return self.agents[key]
+        name, params = parse_spec(spec)
+        if name == "perfect":
+            agent: Any = PerfectAgent(
+                path=self.tables / store.table_name(game), depth=int(params.get("depth", 4))
+            )
+        else:
+            agent = make_agent(spec)
+        with self.lock:
+            self.agents[key] = (agent, threading.Lock())
+            while len(self.agents) > MAX_AGENTS:
+                self.agents.popitem(last=False)
+            return self.agents[key]
+
+    def session_lock(self, sid: str) -> threading.Lock:
+        """The lock of one page session (its cookie; the client's address without one)."""
+        with self.lock:
+            if len(self.sessions) > 10_000:  # forget idle sessions
+                self.sessions = {k: v for k, v in self.sessions.items() if v.locked()}
+            return self.sessions.setdefault(sid[:64], threading.Lock())
+
+    def record_files(self) -> list[Path]:
+        """The ``*.jsonl`` files under the records folder (no symbolic links followed), sorted."""
+        if self.records is None:
+            return []
+        found = []
+        for root, dirs, files in os.walk(self.records, followlinks=False):
+            dirs.sort()
+            for name in sorted(files):
+                path = Path(root) / name
+                if name.endswith(".jsonl") and not path.is_symlink():
+                    found.append(path)
+        return found
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def position_part(body: dict[str, Any], extra: tuple[str, ...]) -> tuple[Position, int]:
+    """The position of a request and the seat drawn at the bottom (``bottom``, default 0)."""
+    require_keys(body, POSITION_KEYS + extra, "the request")
+    bottom = as_int(body.get("bottom", 0), "bottom")
+    if bottom not in (0, 1):
+        raise ValueError(f"bottom must be 0 or 1, got {bottom}")
+    return position_from(body), bottom
+
+
+def view(pos: Position, bottom: int, labels: dict[int, str] | None = None) -> dict[str, Any]:
+    """What the page shows of a position."""
+    game, state = pos.game, pos.state
+    previous = pos.states[-2] if len(pos.states) > 1 else None
+    last = None
+    if state.last_action is not None and previous is not None:
+        last = {"player": previous.to_move, "hole": state.last_action}
+    return {
+        "state": state.to_dict(),
+        "moves": pos.moves,
+        "svg": svg_board(game, state, CELL, bottom, previous=previous, interactive=True, labels=labels),
+        "legal": [] if state.is_over else game.legal_actions(state),
+        "to_move": state.to_move,
+        "over": state.is_over,
+        "status": status_line(game, state),
+        "result": result_text(game, state) if state.is_over else None,
+        "last_move": last,
+        "captured_now": list(move_captures(game, previous, state)) if previous is not None else [0, 0],
+        "variant": game.variant,
+    }
+
+
+def seed_for(body_seed: object, ply: int) -> int:
+    seed = as_int(body_seed, "seed")
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be in 0..2**32-1, got {seed}")
+    return int(np.random.SeedSequence([seed, ply]).generate_state(1)[0])
+
+
+def seconds_from(body: dict[str, Any], cap: float) -> float:
+    value = body.get("seconds", cap)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= cap:
+        raise ValueError(f"seconds must be a number in (0, {cap:g}], got {value!r}")
+    return float(value)
+
+
+# ---------------------------------------------------------------- the work of each route
+
+
+def agent_move(server: Server, body: dict[str, Any]) -> dict[str, Any]:
+    pos, bottom = position_part(body, ("agent", "seed"))
+    if pos.state.is_over:
+        raise ValueError("the game is over: no move to make")
+    spec = bounded_spec(body.get("agent"), server.max_seconds, server.table(pos.game) is not None)
+    agent, lock = server.agent(spec, pos.game)
+    with lock:
+        agent.reseed(seed_for(body.get("seed", 0), pos.state.ply))
+        action = int(agent.act(pos.game, pos.state))
+    played = Position(pos.game, [*pos.states, pos.game.apply(pos.state, action)], [*pos.moves, action])
+    return {"action": action, "agent": agent.name, **view(played, bottom)}
+
+
+LABELS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "network": lambda m: f"{100 * m['prior']:.0f}%",
+    "search": lambda m: str(m["visits"]),
+    "minimax": lambda m: m["text"],
+    "exact": lambda m: m["text"] if m.get("outcome") is not None else "?",
+}
+
+
+def analyse(server: Server, body: dict[str, Any]) -> dict[str, Any]:
+    pos, bottom = position_part(body, ("column", "agent", "depth", "seconds"))
+    game, state = pos.game, pos.state
+    if state.is_over:
+        raise ValueError("the game is over: there is no move to analyse")
+    column = body.get("column")
+    if column not in analysis.COLUMNS:
+        raise ValueError(f"column must be one of {', '.join(analysis.COLUMNS)}, got {column!r}")
+    seconds = seconds_from(body, server.max_seconds)
+    who = body.get("agent", "az" if column in ("network", "search") else None)
+    if column == "network":
+        if who not in ("az", "policy"):
+            raise ValueError(f"the network column shows 'az' or 'policy', got {who!r}")
+        agent, lock = server.agent(who, game)
+        with lock:
+            result = analysis.network_column(game, state, agent)
+    elif column == "search":
+        if who not in ("az", "mcts"):
+            raise ValueError(f"the search column shows 'az' or 'mcts', got {who!r}")
+        agent, lock = server.agent(f"{who}:time={seconds:g}", game)
+        with lock:
+            agent.reseed(seed_for(body.get("seed", 0), state.ply))
+            result = analysis.search_column(game, state, agent)
+    elif column == "minimax":
+        depth = as_int(body.get("depth", 8), "depth")
+        if not 1 <= depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be in 1..{MAX_DEPTH}, got {depth}")
+        agent, lock = server.agent(f"minimax:depth={depth},time={seconds:g}", game)
+        with lock:
+            result = analysis.minimax_column(game, state, agent)
+    else:
+        tb = server.table(game)
+        if tb is None:
+            raise ValueError(
+                f"no tablebase for {game.variant} in {server.tables}: build one with "
+                f"'mancala tablebase build ... --out {server.tables / game.variant}'"
+            )
+        result = analysis.exact_column(game, state, tb)
+    labels = {int(a): LABELS[column](m) for a, m in result["moves"].items()}
+    return {"column": column, **result, "board": view(pos, bottom, labels)["svg"]}
+
+
+def record_list(server: Server) -> dict[str, Any]:
+    files = []
+    for i, path in enumerate(server.record_files()):
+        entry: dict[str, Any] = {"id": i, "name": str(path.relative_to(server.records or path))}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                records = load_records(path)
+            entry["games"] = [summary(k, r) for k, r in enumerate(records)]
+        except (ValueError, OSError) as e:
+            entry["error"] = str(e)
+            entry["games"] = []
+        files.append(entry)
+    return {"folder": None if server.records is None else server.records.name, "files": files}
+
+
+def summary(index: int, rec: GameRecord) -> dict[str, Any]:
+    winner = {0: rec.agents[0], 1: rec.agents[1]}.get(rec.winner, "draw" if rec.winner == -1 else "none")
+    return {
+        "index": index,
+        "game": rec.game,
+        "params": rec.params,
+        "agents": list(rec.agents),
+        "plies": rec.plies,
+        "winner": winner,
+        "captured": list(rec.captured),
+    }
+
+
+def record_detail(server: Server, file_id: int, index: int) -> dict[str, Any]:
+    files = server.record_files()
+    if not 0 <= file_id < len(files):
+        raise NotFound(f"no records file {file_id}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        records = load_records(files[file_id])
+    if not 0 <= index < len(records):
+        raise NotFound(f"no game {index} in records file {file_id} (it holds {len(records)})")
+    rec = records[index]
+    game = get_game(rec.game, **rec.params)
+    start = start_state(rec, game)
+    return {
+        **summary(index, rec),
+        "variant": game.variant,
+        "start": {"state": start.to_dict()},
+        "moves": list(rec.moves),
+    }
+
+
+def export(body: dict[str, Any]) -> tuple[bytes | str, str, str]:
+    """The position as SVG, or the game so far as a GIF: ``(content, media type, file name)``."""
+    pos, bottom = position_part(body, ("format",))
+    kind = body.get("format")
+    name = f"{pos.game.variant}-ply{pos.state.ply}"
+    if kind == "svg":
+        previous = pos.states[-2] if len(pos.states) > 1 else None
+        picture = svg_board(pos.game, pos.state, bottom=bottom, previous=previous)
+        return picture, "image/svg+xml", f"{name}.svg"
+    if kind == "gif":
+        if len(pos.states) > MAX_GIF_FRAMES:
+            raise ValueError(
+                f"a GIF holds at most {MAX_GIF_FRAMES} positions; this game has {len(pos.states)}"
+            )
+        buf = io.BytesIO()
+        write_gif(pos.game, pos.states, buf, bottom=bottom)
+        return buf.getvalue(), "image/gif", f"{name}.gif"
+    raise ValueError(f"format must be 'svg' or 'gif', got {kind!r}")
+
+
+def info(server: Server) -> dict[str, Any]:
+    entries = []
+    for game in variants():
+        entries.append(
+            {
+                "variant": game.variant,
+                "game": game.name,
+                "params": {k: v for k, v in game.params.items() if k != "max_plies"},
+                "title": game_info(game.name).variant_name(game.params),
+                "survival": game.ruleset.result == RESULT_BY_SURVIVAL,
+                "table": None if (tb := server.table(game)) is None else tb.max_seeds,
+            }
+        )
+    return {
+        "games": list(GAMES),
+        "variants": entries,
+        "agents": list(WEB_AGENTS),
+        "openings": SUITE_OPENINGS,
+        "max_seconds": server.max_seconds,
+        "max_depth": MAX_DEPTH,
+        "columns": list(analysis.COLUMNS),
+        "records": server.records is not None,
+    }
+
+
+def warm_up() -> None:
+    """Load the compiled kernels of the searches (numba's cache, or a compilation) with one tiny
+    search per game, so that the first timed search of a request spends its budget searching."""
+    for game in variants():
+        if game.variant.startswith("en_dodoi") and game.holes_per_row != 6:
+            continue  # one width compiles the same kernels as the others
+        state = game.initial_state()
+        MinimaxAgent(depth=2).move_values(game, state)
+        make_agent("mcts:sims=32").act(game, state)
