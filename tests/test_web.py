@@ -468,6 +468,7 @@ def test_fuzzed_requests_never_crash_the_server(client, path, payload):
 def test_serve_binds_loopback_and_warns_otherwise(monkeypatch, capsys, tmp_path):
     ran = []
     monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets: ran.append(sockets[0].getsockname()))
+    monkeypatch.setattr("mancala_envs.web.service.warm_up", lambda: None)  # no thread outlives the test
     assert web_server.main(["--port", "0", "--tables", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     host, port = ran[0][:2]

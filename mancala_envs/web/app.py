@@ -15,8 +15,9 @@ server holds no game state. JSON API (every error is ``{"error": MESSAGE}`` with
 Safety: request bodies over :data:`~mancala_envs.web.checks.MAX_BODY_BYTES` get 413; every body is
 checked by :mod:`mancala_envs.web.checks` (400 with the message); each search runs within the
 server's time cap; a browser session (a cookie) runs one computation (an agent's move, an analysis,
-an export) at a time (429 while busy). At start a background thread loads the compiled search
-kernels, so that a first search's time budget is not spent compiling.
+an export) at a time (429 while busy). ``mancala serve`` loads the compiled search kernels in a
+background thread at start (:func:`~mancala_envs.web.service.warm_up`), so that a first search's
+time budget is not spent compiling.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,6 @@ from mancala_envs.web.service import (
     record_detail,
     record_list,
     view,
-    warm_up,
 )
 
 STATIC = Path(__file__).parent / "static"
@@ -185,7 +184,6 @@ def create_app(
         Busy: lambda r, e: error(429, "a computation is already running for this page; wait for it"),
         HTTPException: http_error,
     }
-    threading.Thread(target=warm_up, name="mancala-warm-up", daemon=True).start()
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.server = server
     return app

@@ -76,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     uvicorn = require("uvicorn", "web", "mancala serve")
     require("starlette", "web", "mancala serve")
     from mancala_envs.web.app import create_app
+    from mancala_envs.web.service import warm_up
 
     app = create_app(records=args.records, tables=args.tables, max_seconds=args.max_seconds)
     if not is_loopback(args.host):
@@ -85,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
     sock = bind(args.host, args.port)
+    threading.Thread(target=warm_up, name="mancala-warm-up", daemon=True).start()  # off the clock
     host, port = sock.getsockname()[:2]
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
     print(f"mancala serve: {url}  (Ctrl-C stops)", flush=True)
