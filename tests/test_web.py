@@ -467,7 +467,8 @@ def test_fuzzed_requests_never_crash_the_server(client, path, payload):
 
 def test_serve_binds_loopback_and_warns_otherwise(monkeypatch, capsys, tmp_path):
     ran = []
-    monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets: ran.append(sockets[0].getsockname()))
+    # uvicorn's Config sets up the process's logging, which breaks pytest's capture: not run here
+    monkeypatch.setattr(web_server, "run_server", lambda app, sock: ran.append(sock.getsockname()))
     monkeypatch.setattr("mancala_envs.web.service.warm_up", lambda: None)  # no thread outlives the test
     assert web_server.main(["--port", "0", "--tables", str(tmp_path)]) == 0
     out, err = capsys.readouterr()

@@ -73,7 +73,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    uvicorn = require("uvicorn", "web", "mancala serve")
+    require("uvicorn", "web", "mancala serve")
     require("starlette", "web", "mancala serve")
     from mancala_envs.web.app import create_app
     from mancala_envs.web.service import warm_up
@@ -92,6 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"mancala serve: {url}  (Ctrl-C stops)", flush=True)
     if args.open:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    server.run(sockets=[sock])
+    run_server(app, sock)
     return 0
+
+
+def run_server(app, sock: socket.socket) -> None:
+    """Serve ``app`` on ``sock`` with uvicorn until Ctrl-C or SIGTERM (uvicorn configures the
+    process's logging: tests replace this function)."""
+    uvicorn = require("uvicorn", "web", "mancala serve")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
