@@ -21,6 +21,7 @@ from typing import Any
 
 from mancala_envs.agents.model_files import MODELS_DIR, SHIPPED_NAMES
 from mancala_envs.agents.registry import parse_spec
+from mancala_envs.cli.solve import VALUE_WORDS
 from mancala_envs.evaluation.evaluate import pairwise_table
 from mancala_envs.evaluation.evaluate import table as evaluation_table
 from mancala_envs.game import get_game
@@ -365,9 +366,6 @@ page_tablebase = tables_page(
     ],
     "python benchmarks/bench_tablebase.py GAME:K --out FILE",
 )
-
-
-VALUE_WORDS = {1: "wins", 0: "draws", -1: "loses"}
 
 
 def page_solved(files: Loaded, models_dir: Path) -> str:

@@ -80,6 +80,12 @@ def last_move_text(state: State) -> str:
     return f"{AGENTS[1 - state.to_move]} played hole {action}"
 
 
+def _last_hole(game: Game, state: State) -> int | None:
+    """The global hole the last move was sown from (None at a start or constructed position)."""
+    last = state.last_action
+    return None if last is None else (1 - state.to_move) * game.holes_per_row + last
+
+
 def _rows(game: Game, bottom: int) -> tuple[list[int], list[int]]:
     """Global holes of the top row (left to right on the page) and of the bottom row."""
     n, top = game.holes_per_row, 1 - bottom
@@ -113,8 +119,7 @@ def ansi_board(
     board, captured = state.board, state.captured
     top_holes, bottom_holes = _rows(game, bottom)
     gained = (0, 0) if previous is None else move_captures(game, previous, state)
-    last = state.last_action
-    last_hole = None if last is None else (1 - state.to_move) * n + last
+    last_hole = _last_hole(game, state)
     cell = 4
 
     def row(values: list[int]) -> str:
@@ -189,8 +194,7 @@ def rgb_board(
     )
     board = state.board
     mover = -1 if state.is_over else state.to_move
-    last = state.last_action
-    last_hole = None if last is None else (1 - state.to_move) * n + last
+    last_hole = _last_hole(game, state)
 
     if stores:  # the top player's store on the left, the bottom player's on the right
         for player, x0 in ((top, left), (bottom, left + (n + 1) * cell)):
@@ -294,8 +298,7 @@ def svg_board(
     pad = cell // 3 if labels else 0  # room for the labels above and below the board
     width, height = (n + 2) * cell, 2 * cell + cell + 2 * pad
     mover = -1 if state.is_over else state.to_move
-    last = state.last_action
-    last_hole = None if last is None else (1 - state.to_move) * n + last
+    last_hole = _last_hole(game, state)
     legal = game.legal_mask(state) if interactive and not state.is_over else np.zeros(n, dtype=np.int8)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '

@@ -105,17 +105,19 @@ class MCTSAgent(Agent):
                 chunk = min(chunk * 2, 256)
         self.last_sims = done
         self.last_seconds = _time.perf_counter() - start
-        kids = self._children[0]
-        return np.where(kids >= 0, self._visits[np.maximum(kids, 0)], 0.0)
+        return self._at_root(self._visits)
 
     def root_values(self) -> np.ndarray:
         """After :meth:`search`: each root move's mean result for the root's mover (1 win, 0.5
         draw, 0 loss; NaN for a move not visited or illegal)."""
-        kids = self._children[0]
-        visits = np.where(kids >= 0, self._visits[np.maximum(kids, 0)], 0.0)
-        totals = np.where(kids >= 0, self._value[np.maximum(kids, 0)], 0.0)
+        visits, totals = self._at_root(self._visits), self._at_root(self._value)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(visits > 0, totals / visits, np.nan)
+
+    def _at_root(self, per_node: np.ndarray) -> np.ndarray:
+        """``per_node`` at each root move's child (0 for a move without one)."""
+        kids = self._children[0]
+        return np.where(kids >= 0, per_node[np.maximum(kids, 0)], 0.0)
 
     def _tree(self, game: Game) -> tuple:
         return (game.rules, self.rng, self._states, self._children, self._visits, self._value, self._mover)

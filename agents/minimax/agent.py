@@ -117,8 +117,7 @@ class MinimaxAgent(Agent):
         """The chosen move and, from the deepest completed iteration, the value of each legal move
         for the player to move: exact for the chosen move, an upper bound for the others (alpha-beta
         cuts them off once they cannot be better); illegal moves hold a large negative number."""
-        best, values = self._deepen(game, state, every_move=False)
-        return best, values
+        return self._deepen(game, state, every_move=False)
 
     def move_values(self, game: Game, state: State) -> tuple[np.ndarray, int]:
         """The exact value of every legal move for the player to move (each searched with a full

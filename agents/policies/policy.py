@@ -154,7 +154,6 @@ class PolicyAgent(NetworkAgent):
             raise ValueError(f"the policy gave logits of shape {out.shape}, expected {mask.shape}")
         return np.where(mask, out, -np.inf)
 
-
     def values(self, game: Game, observations: np.ndarray) -> np.ndarray | None:
         """The value head's estimate ``(B,)`` of a batch of observations (the learner's expected
         return), or None for a model without one (a callable)."""

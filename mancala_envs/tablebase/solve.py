@@ -282,4 +282,4 @@ def needed(claim: str, value: int | None) -> bool:
     """The proofs that establish ``value`` (all proven ones while it is open)."""
     if value is None:
         return True
-    return {1: (">=1",), -1: ("<=-1",), 0: (">=0", "<=0")}[value].__contains__(claim)
+    return claim in {1: (">=1",), -1: ("<=-1",), 0: (">=0", "<=0")}[value]

@@ -33,8 +33,8 @@ from mancala_envs.agents.mcts.agent import MCTSAgent
 from mancala_envs.agents.minimax.agent import MinimaxAgent
 from mancala_envs.agents.minimax.alphabeta import WIN
 from mancala_envs.agents.policies.policy import PolicyAgent
-from mancala_envs.game import outcome
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
+from mancala_envs.tablebase.proof import end_result
 
 COLUMNS = ("network", "search", "minimax", "exact")
 OUTCOME_WORDS = {1: "won", 0: "drawn", -1: "lost"}
@@ -49,11 +49,6 @@ def children(game: Game, state: State) -> dict[int, State]:
     return {a: game.apply(state, a) for a in game.legal_actions(state)}
 
 
-def end_value(child: State, mover: int) -> int:
-    """+1 / 0 / -1 for ``mover`` of a finished game (a truncated one is a draw)."""
-    return outcome(child.winner if child.done else None, mover)
-
-
 def network_column(game: Game, state: State, agent: AZAgent | PolicyAgent) -> dict[str, Any]:
     """Priors of the moves and the network's value after each one (module docstring)."""
     kids = children(game, state)
@@ -64,22 +59,17 @@ def network_column(game: Game, state: State, agent: AZAgent | PolicyAgent) -> di
     prior = np.exp(logits - logits.max())
     prior /= prior.sum()
     running = [a for a, c in kids.items() if not c.is_over]
-    values: dict[int, float] = {a: float(end_value(c, mover)) for a, c in kids.items() if c.is_over}
-    root_value = None
+    values: dict[int, float] = {a: float(end_result(c, mover)) for a, c in kids.items() if c.is_over}
+    batch = np.stack([state.array] + [kids[a].array for a in running])
+    inputs = agent.inputs(game, batch)
     if isinstance(agent, AZAgent):
-        evaluate = agent.evaluator(game)
-        batch = np.stack([state.array] + [kids[a].array for a in running])
-        _, v = evaluate(np.ascontiguousarray(agent.inputs(game, batch), dtype=np.float32))
-        root_value = float(v[0])
+        v = agent.evaluator(game)(np.ascontiguousarray(inputs, dtype=np.float32))[1]
+    else:
+        v = agent.values(game, inputs)  # None for a policy without a value head
+    root_value = None if v is None else float(v[0])
+    if v is not None:
         for a, value in zip(running, v[1:], strict=True):
             values[a] = float(value) if kids[a].to_move == mover else -float(value)
-    else:
-        batch = np.stack([state.array] + [kids[a].array for a in running])
-        v = agent.values(game, agent.inputs(game, batch))
-        if v is not None:
-            root_value = float(v[0])
-            for a, value in zip(running, v[1:], strict=True):
-                values[a] = float(value) if kids[a].to_move == mover else -float(value)
     moves = {str(a): {"prior": float(prior[a]), "value": values.get(a)} for a in kids}
     return {"moves": moves, "summary": {"agent": agent.name, "value": root_value}}
 
@@ -131,7 +121,7 @@ def exact_column(game: Game, state: State, tb: tablebase.Tablebase) -> dict[str,
             child.captured[1 - mover] - state.captured[1 - mover]
         )
         if child.is_over:
-            value = end_value(child, mover)
+            value = end_result(child, mover)
             lo = hi = gain
         elif tb.covers(child):
             same = child.to_move == mover

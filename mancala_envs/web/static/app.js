@@ -157,21 +157,19 @@ async function newGame(event) {
       return;
     }
   } else S.start = null;
-  S.moves = [];
   describeSides();
-  try {
-    await refresh();
-    await agentsMove();
-  } catch (err) {
-    showError(err);
-  }
+  await playFromStart();
 }
 
 async function restart() {
   if (S.mode === "replay") return stepTo(0);
   S.generation += 1;
-  S.moves = [];
   showError(null);
+  await playFromStart();
+}
+
+async function playFromStart() {
+  S.moves = [];
   try {
     await refresh();
     await agentsMove();
