@@ -331,3 +331,22 @@ def test_the_shipped_proofs_are_the_ones_their_solutions_list():
             )
             first = next(iter(read_nodes(file)))
             assert first["id"] == head["root"] and first["state"] == result["root"]
+
+
+def test_bad_solve_input_is_refused_with_a_message(tables, capsys):
+    game, small, _ = tables["sadeqa_ii"]
+    table = ["--table", str(small.path)]
+    assert solve_main(table) == 2  # neither a game nor --check
+    assert "name a game" in capsys.readouterr().err
+    assert solve_main(["sadeqa_ii", *table, "--position", "{not json"]) == 2
+    assert "--position" in capsys.readouterr().err
+    assert solve_main(["sadeqa_ii", *table, "--position", "[1, 2]"]) == 2
+    assert "JSON object" in capsys.readouterr().err
+    other = get_game("songo_ewondo").initial_state().to_dict()
+    assert solve_main(["sadeqa_ii", *table, "--position", json.dumps(other)]) == 2
+    assert capsys.readouterr().err.startswith("mancala solve: error:")
+    with pytest.raises(ValueError, match="max_depth"):
+        solve(game, small, max_depth=-1)
+    with pytest.raises(ValueError, match="over"):
+        finished = game.state_from(board=[0] * 12, captured=[20, 16], to_move=0)
+        solve(game, small, finished)
