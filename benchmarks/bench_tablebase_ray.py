@@ -70,7 +70,9 @@ def main(argv: list[str] | None = None) -> None:
                 local = row
                 same = "(reference)"
             else:
-                files = ("values.i8", "rounds.u16")
+                from mancala_envs.tablebase import store
+
+                files = (store.VALUES, store.ROUNDS)
                 identical = all(filecmp.cmp(Path(tmp) / "w0" / f, folder / f, shallow=False) for f in files)
                 same = "yes" if identical else "NO"
                 row["identical"] = identical

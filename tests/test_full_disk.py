@@ -86,7 +86,7 @@ def one_error_line(err: str, prefix: str) -> str:
 
 def table_sizes(max_seeds: int) -> dict[str, int]:
     positions = int(layer_offsets(max_seeds, 2 * GAME.holes_per_row)[max_seeds + 1])
-    return {store.VALUES: positions * 2, store.ROUNDS: positions * 4}
+    return {store.VALUES: positions * 2, store.ROUNDS: positions * 2}
 
 
 def test_sparse_files_of_an_interrupted_build_do_not_count_as_space(small_disk):

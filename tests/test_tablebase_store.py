@@ -235,5 +235,57 @@ def test_malformed_headers_are_refused_by_field_before_any_allocation(sadeqa, tm
         assert time.perf_counter() - start < 5
     (path / store.HEADER).write_text(json.dumps(good))
     (path / store.ROUNDS).write_bytes((path / store.ROUNDS).read_bytes()[:-2])
-    with pytest.raises(ValueError, match=r"rounds\.u16 is damaged: shorter than"):
+    with pytest.raises(ValueError, match=r"rounds\.u8 is damaged: shorter than"):
         check_header(good, path)
+
+
+def test_files_take_two_bytes_a_covered_position(sadeqa):
+    sizes = {f.name: f.stat().st_size for f in sadeqa.path.iterdir() if f.suffix in (".i8", ".u8")}
+    assert sizes == {store.VALUES: sadeqa.positions * 2, store.ROUNDS: sadeqa.positions * 2}
+    assert sum(sizes.values()) == 2 * sadeqa.covered_positions
+    assert sadeqa.rounds.dtype == np.uint8
+
+
+def test_a_table_whose_rounds_outgrow_a_byte_is_widened_to_format_1(tmp_path, monkeypatch):
+    """Songo Ewondo's layers need 14-116 rounds up to 7 seeds: with room for 20 a byte, the build
+    widens the table to format 1 (two-byte rounds) at layer 3 and goes on; its values and rounds
+    equal those of a format-2 table, it loads, and it extends as format 1."""
+    from mancala_envs.tablebase import builder
+
+    game = get_game("songo_ewondo")
+    plain = tablebase.build(game, 7, tmp_path / "plain")
+    assert max(layer["rounds"] for layer in plain.header["layers"]) > 20
+    monkeypatch.setattr(builder, "MAX_BYTE_ROUND", 20)
+    wide = tablebase.build(game, 5, tmp_path / "wide")
+    assert wide.header["version"] == 1 and wide.rounds.dtype == np.uint16
+    assert not (tmp_path / "wide" / store.ROUNDS).exists() and (tmp_path / "wide" / store.ROUNDS_V1).is_file()
+    monkeypatch.setattr(builder, "MAX_BYTE_ROUND", 255)
+    tablebase.build(game, 7, tmp_path / "wide", low_memory=True)  # a format-1 table extends as format 1
+    again = tablebase.load(tmp_path / "wide")
+    assert again.header["version"] == 1
+    assert np.array_equal(again.values, plain.values)
+    assert np.array_equal(again.rounds.astype(np.int64), plain.rounds.astype(np.int64))
+    state = game.state_from(board=[1, 0, 0, 2, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0], captured=[35, 30], to_move=0)
+    assert again.covers(state)
+    assert again.rounds_of(state) == plain.rounds_of(state)
+    assert np.array_equal(again.probe(state).moves, plain.probe(state).moves)
+
+
+def test_a_damaged_format_1_table_and_a_newer_version_are_refused(tmp_path, monkeypatch):
+    from mancala_envs.tablebase import builder
+
+    monkeypatch.setattr(builder, "MAX_BYTE_ROUND", -1)  # every table widens at its first layer
+    game = get_game("sadeqa_ii")
+    tb = tablebase.build(game, 4, tmp_path / "t")
+    assert tb.header["version"] == 1
+    rounds = tmp_path / "t" / store.ROUNDS_V1
+    data = bytearray(rounds.read_bytes())
+    data[-1] ^= 1
+    rounds.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"rounds\.u16 is damaged: layer 4 fails its checksum"):
+        tablebase.load(tmp_path / "t", verify=True)
+    header = json.loads((tmp_path / "t" / store.HEADER).read_text())
+    header["version"] = 3
+    (tmp_path / "t" / store.HEADER).write_text(json.dumps(header))
+    with pytest.raises(ValueError, match="format version 3; this code reads 1 or 2"):
+        tablebase.load(tmp_path / "t")

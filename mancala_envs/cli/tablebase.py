@@ -3,6 +3,7 @@
 ::
 
     mancala tablebase build GAME [--holes-per-row N] --max-seeds K [--out DIR] [--ray-address ADDR]
+                            [--low-memory]
     mancala tablebase probe GAME --board 1,0,2,... --captured A,B --to-move P [--path DIR]
     mancala tablebase suite GAME --positions N [--max-seeds K] [--path DIR] [--out FILE] [--max-games G]
 
@@ -70,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--ray-workers", type=int, default=None, metavar="N", help="CPUs of a --ray-address local instance"
     )
+    p.add_argument(
+        "--low-memory",
+        action="store_true",
+        help="keep no moves in memory: at most 4 bytes a position (both players to move) plus a constant, "
+        "slower where positions converge slowly (Songo Ewondo); the same files",
+    )
 
     p = sub.add_parser("probe", help="exact values of one position and of its moves")
     _game_args(p)
@@ -117,6 +124,7 @@ def _build(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             ray_address=args.ray_address,
             ray_workers=args.ray_workers,
+            low_memory=args.low_memory,
         )
     except KeyboardInterrupt as e:
         path = args.out if args.out is not None else store.default_path(game)

@@ -22,9 +22,10 @@ class UncheckedFileWarning(UserWarning):
     before checksums were); re-save it to add one."""
 
 
-def read_config(file: Path, fmt: str, version: int, what: str) -> dict[str, Any]:
-    """The JSON object in ``file``, which must declare ``"format": fmt`` and ``"version": version``;
-    a ``ValueError`` naming the file otherwise (missing, not JSON, another format or version).
+def read_config(file: Path, fmt: str, version: int | tuple[int, ...], what: str) -> dict[str, Any]:
+    """The JSON object in ``file``, which must declare ``"format": fmt`` and ``"version": version``
+    (or one of a tuple of versions); a ``ValueError`` naming the file otherwise (missing, not JSON,
+    another format or version).
     ``what`` names the kind of file in the messages (e.g. "tablebase header")."""
     if not file.is_file():
         raise ValueError(f"{what} file {file} does not exist")
@@ -34,8 +35,10 @@ def read_config(file: Path, fmt: str, version: int, what: str) -> dict[str, Any]
         raise ValueError(f"{file} is damaged: not valid JSON ({e})") from None
     if not isinstance(config, dict) or config.get("format") != fmt:
         raise ValueError(f"{file} is not a {fmt} {what}")
-    if config.get("version") != version or isinstance(config.get("version"), bool):
-        raise ValueError(f"{file} has format version {config.get('version')!r}; this code reads {version}")
+    versions = version if isinstance(version, tuple) else (version,)
+    if config.get("version") not in versions or isinstance(config.get("version"), bool):
+        reads = " or ".join(str(v) for v in versions)
+        raise ValueError(f"{file} has format version {config.get('version')!r}; this code reads {reads}")
     return config
 
 

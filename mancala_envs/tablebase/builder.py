@@ -22,13 +22,18 @@ from tqdm.auto import tqdm
 from mancala_envs.game import Game, require_game
 from mancala_envs.infra.files import allocated_bytes
 from mancala_envs.infra.interrupts import check, deferred_interrupts
+from mancala_envs.rulesets import R_HOLES
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
 from mancala_envs.tablebase.kernels import MAX_MARGIN, expand_layer
+from mancala_envs.tablebase.lowmem import solve_layer_low_memory
 from mancala_envs.tablebase.sweeps import solve_layer
 from mancala_envs.tablebase.table import Tablebase, load, unbounded_rules
 
 EXPAND_CHUNK = 1 << 20  # positions per compiled call (progress and Ctrl-C points)
+LOW_MEMORY_BYTES = 4  # a low-memory build's budget per position of the table (both players to move)
+LOW_MEMORY_SLACK = 1 << 26  # of it, kept back for the blocks, the code and the interpreter
+MAX_BYTE_ROUND = 255  # the most rounds a table of format version 2 stores (in one byte)
 
 
 def check_max_seeds(max_seeds: object) -> int:
@@ -50,14 +55,16 @@ def check_table_folder(path: Path) -> Path:
     return existing
 
 
-def check_disk_space(game: Game, max_seeds: int, path: Path, existing: Path) -> None:
+def check_disk_space(
+    game: Game, max_seeds: int, path: Path, existing: Path, version: int = store.VERSION
+) -> None:
     """``ValueError`` when the table's two arrays would need more bytes than the free space of
     ``path``'s file system (``existing``: the nearest folder at or above it, from
     :func:`check_table_folder`), less the bytes its arrays really hold on disk already (an
     interrupted build leaves them full length, possibly sparse), before any file is made."""
     positions = int(layer_offsets(max_seeds, 2 * game.holes_per_row)[max_seeds + 1])  # <= max_seeds seeds
-    held = sum(allocated_bytes(path / name) for name in (store.VALUES, store.ROUNDS))  # not holes
-    need = store.table_bytes(positions) - held
+    held = sum(allocated_bytes(path / name) for name, _ in store.arrays(version))  # not holes
+    need = store.table_bytes(positions, version) - held
     free = shutil.disk_usage(existing).free
     if need > free:
         raise ValueError(
@@ -80,6 +87,7 @@ def build(
     on_layer: Callable[[int, dict], None] | None = None,
     ray_address: str | None = None,
     ray_workers: int | None = None,
+    low_memory: bool = False,
 ) -> Tablebase:
     """The table of ``game`` with every position of at most ``max_seeds`` seeds on the board.
 
@@ -90,7 +98,9 @@ def build(
     (:class:`~mancala_envs.infra.interrupts.Interrupted`), or an exception from ``on_layer``, stops
     the build with every finished layer kept. ``ray_address`` (``"local"``, ``"auto"`` or
     ``HOST:PORT``) plays each layer's moves on Ray workers (:mod:`~.distributed`; ``ray_workers``:
-    the CPUs of a local instance), with the same files as a local build.
+    the CPUs of a local instance), with the same files as a local build. ``low_memory`` keeps no
+    moves in memory (:mod:`~.lowmem`: at most :data:`LOW_MEMORY_BYTES` a position of the table, both
+    players to move, plus a constant; slower), with the same files as the default build.
 
     Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds
     (or 120), ``path`` a file, or a table larger than the free disk space there (counting the
@@ -100,18 +110,24 @@ def build(
     the build ends or its process dies, so a failed build never blocks the next one."""
     require_game(game)
     max_seeds = check_max_seeds(max_seeds)
+    if not isinstance(low_memory, bool):
+        raise ValueError(f"low_memory must be True or False, got {low_memory!r}")
+    if low_memory and ray_address is not None:
+        raise ValueError("a low-memory build runs on this machine: it cannot take a ray_address")
     if max_seeds > game.total_seeds:
         raise ValueError(
             f"max_seeds must be at most the {game.total_seeds} seeds of {game.name}, got {max_seeds}"
         )
     path = Path(path) if path is not None else store.default_path(game)
     existing = check_table_folder(path)
+    version = store.VERSION
     if (path / store.HEADER).is_file():
         header = store.read_header(path)
         store.check_game(header, game, path)
         if int(header["max_seeds"]) >= max_seeds:
             return load(path, game, max_seeds)
-    check_disk_space(game, max_seeds, path, existing)
+        version = int(header["version"])
+    check_disk_space(game, max_seeds, path, existing, version)
     with store.build_lock(path), deferred_interrupts():  # Ctrl-C waits for a layer chunk's end
         header = store.read_header(path) if (path / store.HEADER).is_file() else store.new_header(game)
         store.check_game(header, game, path)
@@ -123,7 +139,7 @@ def build(
 
                 expander = RayExpander(ray_address, ray_workers)
             try:
-                _build_layers(game, header, path, done, max_seeds, progress, on_layer, expander)
+                _build_layers(game, header, path, done, max_seeds, progress, on_layer, expander, low_memory)
             finally:
                 if expander is not None:
                     expander.close()
@@ -139,14 +155,17 @@ def _build_layers(
     progress: bool,
     on_layer: Callable[[int, dict], None] | None,
     expander=None,
+    low_memory: bool = False,
 ) -> None:
     n = game.holes_per_row
     holes = 2 * n
     offsets = layer_offsets(max_seeds, holes)
     comp = compositions_table(max_seeds, holes)
-    values_mm, rounds_mm = store.open_arrays(path, int(offsets[max_seeds + 1]), writable=True)
+    positions = int(offsets[max_seeds + 1])
+    values_mm, rounds_mm = store.open_arrays(path, positions, writable=True, version=header["version"])
     if done >= 0:  # resume: never build on damaged layers
         store.verify_layers(path, header, values_mm, rounds_mm)
+    del rounds_mm  # written through the file (store.write_rows): its pages need not stay mapped
     values = values_mm.view(np.ndarray)
     rules = unbounded_rules(game)
     todo = 2 * int(offsets[max_seeds + 1] - offsets[done + 1])  # covered positions: both movers
@@ -158,44 +177,26 @@ def _build_layers(
             start_time = time.perf_counter()
             lo, hi = int(offsets[k]), int(offsets[k + 1])
             size = hi - lo
-            edges = np.empty((size, n), dtype=np.int32)
-            const = np.empty((size, 2), dtype=np.int8)
-            moves = np.empty(size, dtype=np.int8)
-
-            def on_chunk(count: int, k: int = k) -> None:
-                if bar is not None:
-                    bar.update(count)
-                    bar.set_postfix_str(f"layer {k}: moves", refresh=False)
-                check()
-
-            if expander is not None:
-                expander.expand(path, rules, max_seeds, holes, k, (edges, const, moves), on_chunk)
+            if low_memory:
+                rnd, n_rounds, finished = _solve_low_memory(k, rules, comp, offsets, values, bar, positions)
+                cur = values[lo:hi]
             else:
-                for s in range(0, size, EXPAND_CHUNK):
-                    e = min(size, s + EXPAND_CHUNK)
-                    expand_layer(
-                        k, s, e - s, rules, comp, offsets, values, edges[s:e], const[s:e], moves[s:e]
-                    )
-                    on_chunk(e - s)
-
-            def on_round(r: int, changed: int, k: int = k) -> None:
-                if bar is not None:
-                    bar.set_postfix_str(f"layer {k}: round {r}, {changed:,} changed", refresh=False)
-                check()
-
-            cur, rnd, n_rounds = solve_layer(edges, const, moves, on_round)
-            del edges
-            values_mm[lo:hi] = cur
-            rounds_mm[lo:hi] = rnd
+                cur, rnd, n_rounds, finished = _solve(
+                    k, rules, comp, offsets, values, path, bar, expander, max_seeds
+                )
+                values_mm[lo:hi] = cur
             values_mm.flush()
-            rounds_mm.flush()
+            if header["version"] == 2 and int(n_rounds) > MAX_BYTE_ROUND:  # rounds need two bytes
+                store.widen_rounds(path, header, positions)
+            rnd = rnd.astype(store.arrays(header["version"])[1][1])
+            store.write_rows(path / store.rounds_name(header), lo, rnd)
             layer = {
                 "seeds": k,
                 "positions": size,
                 "rounds": int(n_rounds),
                 "seconds": round(time.perf_counter() - start_time, 3),
-                "finished_positions": int(np.count_nonzero(moves == 0)),
-                "crc32": {store.VALUES: store.crc32(cur), store.ROUNDS: store.crc32(rnd)},
+                "finished_positions": finished,
+                "crc32": {store.VALUES: store.crc32(cur), store.rounds_name(header): store.crc32(rnd)},
             }
             header["layers"].append(layer)
             header["max_seeds"] = k
@@ -208,7 +209,52 @@ def _build_layers(
     finally:
         if bar is not None:
             bar.close()
-        del values_mm, rounds_mm
+        del values_mm
+
+
+def _solve(k, rules, comp, offsets, values, path, bar, expander, max_seeds):
+    """Layer ``k`` the default way: every move stored, then :func:`~.sweeps.solve_layer`."""
+    n = int(rules[R_HOLES])
+    lo, hi = int(offsets[k]), int(offsets[k + 1])
+    size = hi - lo
+    edges = np.empty((size, n), dtype=np.int32)
+    const = np.empty((size, 2), dtype=np.int8)
+    moves = np.empty(size, dtype=np.int8)
+    on_chunk, on_round = _callbacks(bar, k)
+    if expander is not None:
+        expander.expand(path, rules, max_seeds, 2 * n, k, (edges, const, moves), on_chunk)
+    else:
+        for s in range(0, size, EXPAND_CHUNK):
+            e = min(size, s + EXPAND_CHUNK)
+            expand_layer(k, s, e - s, rules, comp, offsets, values, edges[s:e], const[s:e], moves[s:e])
+            on_chunk(e - s)
+    cur, rnd, n_rounds = solve_layer(edges, const, moves, on_round)
+    return cur, rnd, n_rounds, int(np.count_nonzero(moves == 0))
+
+
+def _solve_low_memory(k, rules, comp, offsets, values, bar, table_positions):
+    """Layer ``k`` with :mod:`~.lowmem`, its values in place in ``values``."""
+    lo, hi = int(offsets[k]), int(offsets[k + 1])
+    budget = LOW_MEMORY_BYTES * 2 * table_positions  # both players to move
+    layer_bytes = 33 * (hi - lo) // 4  # values, next values, rounds (uint16) and the open bitmap
+    graph_bytes = budget - 2 * lo - layer_bytes - LOW_MEMORY_SLACK  # the finished layers' values
+    on_chunk, on_round = _callbacks(bar, k)
+    return solve_layer_low_memory(k, rules, comp, offsets, values, max(graph_bytes, 0), on_chunk, on_round)
+
+
+def _callbacks(bar, k: int):
+    def on_chunk(count: int) -> None:
+        if bar is not None:
+            bar.update(count)
+            bar.set_postfix_str(f"layer {k}: moves", refresh=False)
+        check()
+
+    def on_round(r: int, changed: int) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"layer {k}: round {r}, {changed:,} changed", refresh=False)
+        check()
+
+    return on_chunk, on_round
 
 
 def _bar(total: int, name: str):

@@ -33,9 +33,18 @@ from mancala_envs.tablebase.kernels import MAX_MARGIN
 HEADER_FIELDS = ("format", "version", "game", "params", "rules", "holes", "max_seeds", "layers")
 LAYER_FIELDS = ("seeds", "positions", "rounds", "seconds", "finished_positions", "crc32")
 FORMAT = "mancala_envs.tablebase"
-VERSION = 1
-HEADER, VALUES, ROUNDS = "header.json", "values.i8", "rounds.u16"  # the files of a table folder
-ARRAYS = ((VALUES, np.int8), (ROUNDS, np.uint16))
+VERSION = 2  # what a new table is; 1 (rounds in two bytes) still loads and extends
+VERSIONS = (1, 2)
+HEADER, VALUES, ROUNDS = "header.json", "values.i8", "rounds.u8"  # the files of a table folder
+ROUNDS_V1 = "rounds.u16"
+ROUND_TYPES = {1: (ROUNDS_V1, np.uint16), 2: (ROUNDS, np.uint8)}  # rounds file and type per version
+
+
+def arrays(version: int) -> tuple[tuple[str, type], tuple[str, type]]:
+    """The two array files of a table of format ``version``: name and element type."""
+    return (VALUES, np.int8), ROUND_TYPES[version]
+
+
 CRC_MAX = 2**32 - 1
 MAX_ROUNDS = 2**31 - 1
 
@@ -47,12 +56,12 @@ def check_header(header: Any, path: str | Path) -> Game:
     path = Path(path)
     file = path / HEADER
     try:
-        game = _check(header, FORMAT, VERSION)
+        game = _check(header, FORMAT, VERSIONS)
     except ValueError as e:
         raise ValueError(f"{file} is damaged: {e}") from None
     max_seeds, holes = header["max_seeds"], header["holes"]
     positions = int(layer_offsets(max_seeds, holes)[max_seeds + 1]) if max_seeds >= 0 else 0
-    for name, dtype in ARRAYS:
+    for name, dtype in arrays(header["version"]):
         array = path / name
         size = positions * 2 * np.dtype(dtype).itemsize
         have = array.stat().st_size if array.is_file() else 0
@@ -64,10 +73,10 @@ def check_header(header: Any, path: str | Path) -> Game:
     return game
 
 
-def _check(header: Any, fmt: str, version: int) -> Game:
+def _check(header: Any, fmt: str, versions: tuple[int, ...]) -> Game:
     check_keys(header, HEADER_FIELDS, (), "the header", unknown_ok=True)
     need_choice(header["format"], "format", [fmt])
-    need_choice(header["version"], "version", [version])
+    need_choice(header["version"], "version", list(versions))
     game = _game(header)
     for i, x in enumerate(need_list(header["rules"], "rules", 1, 64)):
         need_int(x, f"rules[{i}]")
@@ -76,8 +85,9 @@ def _check(header: Any, fmt: str, version: int) -> Game:
     max_seeds = need_int(header["max_seeds"], "max_seeds", -1, top)
     layers = header["layers"]
     need_list(layers, "layers", max_seeds + 1, max_seeds + 1)
+    names = [name for name, _ in arrays(header["version"])]
     for k, layer in enumerate(layers):
-        _check_layer(layer, k, layer_size(k, holes))
+        _check_layer(layer, k, layer_size(k, holes), names)
     return game
 
 
@@ -94,7 +104,7 @@ def _game(header: dict[str, Any]) -> Game:
         raise ValueError(f"the header names no known game ({e})") from None
 
 
-def _check_layer(layer: Any, k: int, positions: int) -> None:
+def _check_layer(layer: Any, k: int, positions: int, names: list[str]) -> None:
     """``ValueError`` naming ``layers[k].FIELD`` unless entry ``k`` describes layer ``k``."""
     what = f"layers[{k}]"
     check_keys(layer, LAYER_FIELDS, (), what, unknown_ok=True)
@@ -103,8 +113,8 @@ def _check_layer(layer: Any, k: int, positions: int) -> None:
     need_int(layer["rounds"], f"{what}.rounds", 0, MAX_ROUNDS)
     need_number(layer["seconds"], f"{what}.seconds", minimum=0)
     need_int(layer["finished_positions"], f"{what}.finished_positions", 0, positions)
-    crc = check_keys(layer["crc32"], [name for name, _ in ARRAYS], (), f"{what}.crc32")
-    for name, _ in ARRAYS:
+    crc = check_keys(layer["crc32"], names, (), f"{what}.crc32")
+    for name in names:
         need_int(crc[name], f"{what}.crc32.{name}", 0, CRC_MAX)
 
 

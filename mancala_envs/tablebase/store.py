@@ -2,8 +2,10 @@
 
 - ``values.i8`` — ``int8`` pairs ``(A, B)`` (TABLEBASE.md §2) of every canonical position, in
   global index order (:mod:`~mancala_envs.tablebase.index`), ``-127`` / ``127`` for -inf / +inf;
-- ``rounds.u16`` — ``uint16`` pairs: the value-iteration round at which ``A`` and ``B`` became final
-  (:mod:`~mancala_envs.tablebase.sweeps`);
+- ``rounds.u8`` — ``uint8`` pairs: the value-iteration round at which ``A`` and ``B`` became final
+  (:mod:`~mancala_envs.tablebase.sweeps`); so 2 bytes a covered position in all. A table whose
+  layers need more than 255 rounds (none built so far: at most 136) is widened to format version
+  1, ``rounds.u16`` (``uint16`` pairs), which is what tables built before version 2 hold; both load;
 - ``header.json`` — format name and version, the game, its parameters and ruleset (all of it but
   ``max_plies``, which does not enter a value), ``max_seeds`` (the layers complete), and per layer
   its size, rounds, build time and the CRC-32 of its bytes in each array.
@@ -31,7 +33,17 @@ from mancala_envs.infra.config_files import read_config
 from mancala_envs.infra.files import atomic_write, preallocate
 from mancala_envs.infra.locks import LOCK_FILE, folder_lock
 from mancala_envs.rulesets import R_MAX_PLIES
-from mancala_envs.tablebase.header import FORMAT, HEADER, ROUNDS, VALUES, VERSION, check_header
+from mancala_envs.tablebase.header import (
+    FORMAT,
+    HEADER,
+    ROUNDS,
+    ROUNDS_V1,
+    VALUES,
+    VERSION,
+    VERSIONS,
+    arrays,
+    check_header,
+)
 from mancala_envs.tablebase.index import layer_offsets
 
 LOCK = LOCK_FILE
@@ -81,7 +93,7 @@ def read_header(path: Path) -> dict[str, Any]:
     file = path / HEADER
     if not file.is_file():
         raise ValueError(f"{path} is not a tablebase: no {HEADER}")
-    header = read_config(file, FORMAT, VERSION, "header")
+    header = read_config(file, FORMAT, VERSIONS, "header")
     check_header(header, path)  # every field and the arrays' sizes, before anything is allocated
     return header
 
@@ -114,16 +126,19 @@ def crc32(array: np.ndarray) -> int:
     return crc
 
 
-def table_bytes(positions: int) -> int:
+def table_bytes(positions: int, version: int = VERSION) -> int:
     """Bytes of the two arrays of a table of ``positions`` canonical positions (a pair each)."""
-    return positions * 2 * (np.dtype(np.int8).itemsize + np.dtype(np.uint16).itemsize)
+    return positions * 2 * sum(np.dtype(dtype).itemsize for _, dtype in arrays(version))
 
 
-def open_arrays(path: Path, positions: int, writable: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The two memory-mapped arrays of ``positions`` rows; writable ones are grown as needed, their
-    blocks allocated on disk first (``OSError`` naming the file when the disk is full)."""
-    arrays = []
-    for name, dtype in ((VALUES, np.int8), (ROUNDS, np.uint16)):
+def open_arrays(
+    path: Path, positions: int, writable: bool, version: int = VERSION
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two memory-mapped arrays of ``positions`` rows of a table of format ``version``; writable
+    ones are grown as needed, their blocks allocated on disk first (``OSError`` naming the file when
+    the disk is full)."""
+    mapped = []
+    for name, dtype in arrays(version):
         file = path / name
         size = positions * 2 * np.dtype(dtype).itemsize
         if writable:  # every block allocated now: a full disk is an OSError here, never a SIGBUS later
@@ -131,10 +146,58 @@ def open_arrays(path: Path, positions: int, writable: bool) -> tuple[np.ndarray,
         elif not file.is_file() or file.stat().st_size < size:
             raise ValueError(f"{file} is damaged: shorter than the {positions} positions its header lists")
         if positions == 0:
-            arrays.append(np.zeros((0, 2), dtype=dtype))
+            mapped.append(np.zeros((0, 2), dtype=dtype))
             continue
-        arrays.append(np.memmap(file, dtype=dtype, mode="r+" if writable else "r", shape=(positions, 2)))
-    return arrays[0], arrays[1]
+        mapped.append(np.memmap(file, dtype=dtype, mode="r+" if writable else "r", shape=(positions, 2)))
+    return mapped[0], mapped[1]
+
+
+def write_rows(file: Path, row: int, array: np.ndarray) -> None:
+    """Write ``array``'s rows at row ``row`` of the array file ``file`` (rows of ``array``'s shape)
+    and sync it, without mapping the file (its pages do not stay in this process's memory)."""
+    data = memoryview(np.ascontiguousarray(array)).cast("B")
+    at = row * (array.nbytes // max(len(array), 1))
+    fd = os.open(file, os.O_WRONLY)
+    try:
+        done = 0
+        while done < len(data):
+            done += os.pwrite(fd, data[done : done + CRC_BLOCK], at + done)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def rounds_name(header: dict[str, Any]) -> str:
+    """The rounds file of a table (``rounds.u8``, or ``rounds.u16`` for format version 1)."""
+    return arrays(header["version"])[1][0]
+
+
+def widen_rounds(path: Path, header: dict[str, Any], positions: int) -> None:
+    """Turn a table of format version 2 into version 1: its rounds (``positions`` rows, every listed
+    layer) copied from ``rounds.u8`` into ``rounds.u16`` with fresh checksums, then the header
+    rewritten and ``rounds.u8`` removed. Interrupted, it leaves the version-2 table as it was."""
+    holes = int(header["holes"])
+    offsets = layer_offsets(max(int(header["max_seeds"]), 0), holes)
+    old = np.memmap(path / ROUNDS, dtype=np.uint8, mode="r", shape=(positions, 2)) if positions else None
+    preallocate(path / ROUNDS_V1, positions * 4)
+    new = np.memmap(path / ROUNDS_V1, dtype=np.uint16, mode="r+", shape=(positions, 2)) if positions else None
+    widened = json.loads(json.dumps(header))
+    for k, layer in enumerate(widened["layers"]):
+        lo, hi = int(offsets[k]), int(offsets[k + 1])
+        if hi > lo:
+            new[lo:hi] = old[lo:hi]
+        layer["crc32"] = {
+            VALUES: layer["crc32"][VALUES],
+            ROUNDS_V1: crc32(new[lo:hi] if hi > lo else np.zeros(0)),
+        }
+    if new is not None:
+        new.flush()
+    del old, new
+    widened["version"] = 1
+    write_header(path, widened)
+    (path / ROUNDS).unlink()
+    header.clear()
+    header.update(widened)
 
 
 def verify_layers(path: Path, header: dict[str, Any], values: np.ndarray, rounds: np.ndarray) -> None:
@@ -150,7 +213,7 @@ def verify_layers(path: Path, header: dict[str, Any], values: np.ndarray, rounds
         lo, hi = int(offsets[k]), int(offsets[k + 1])
         if layer.get("seeds") != k or layer.get("positions") != hi - lo:
             raise ValueError(f"{path / HEADER} is damaged: layer {k} does not describe {hi - lo} positions")
-        for name, array in ((VALUES, values), (ROUNDS, rounds)):
+        for (name, _), array in zip(arrays(header["version"]), (values, rounds), strict=True):
             if crc32(array[lo:hi]) != layer.get("crc32", {}).get(name):
                 raise ValueError(f"{path / name} is damaged: layer {k} fails its checksum")
 

@@ -117,11 +117,18 @@ def solve_layer(edges, const, moves, on_round=None) -> tuple[np.ndarray, np.ndar
     cur = np.empty((size, 2), dtype=np.int8)
     start_values(const, moves, cur)
     rounds = np.zeros((size, 2), dtype=np.uint16)
+    n_rounds = iterate(edges, const, cur, rounds, (moves > 0).astype(np.uint8), 0, on_round)
+    return cur, rounds, n_rounds
+
+
+def iterate(edges, const, cur, rounds, dirty, round_no, on_round=None) -> int:
+    """Rounds ``round_no + 1, ...`` from the values ``cur`` of round ``round_no`` to the fixpoint,
+    in place (``rounds`` records the round of each change), recomputing first the positions flagged
+    in ``dirty``. Returns the last round that changed something."""
+    size = edges.shape[0]
     starts, preds = predecessors(edges)
-    dirty = (moves > 0).astype(np.uint8)
     next_dirty = np.zeros(size, dtype=np.uint8)
     fresh = np.empty((size, 2), dtype=np.int8)
-    round_no = 0
     while recompute(dirty, edges, const, cur, fresh):
         round_no += 1
         if round_no > np.iinfo(np.uint16).max:
@@ -130,6 +137,6 @@ def solve_layer(edges, const, moves, on_round=None) -> tuple[np.ndarray, np.ndar
         if on_round is not None:
             on_round(round_no, changed)
         if changed == 0:
-            return cur, rounds, round_no - 1
+            return round_no - 1
         dirty, next_dirty = next_dirty, dirty
-    return cur, rounds, round_no
+    return round_no

@@ -202,7 +202,7 @@ def load(
     elif max_seeds > complete:
         raise ValueError(f"{path} holds layers up to {complete} seeds, not {max_seeds}")
     positions = int(layer_offsets(complete, int(header["holes"]))[complete + 1])
-    values, rounds = store.open_arrays(path, positions, writable=False)
+    values, rounds = store.open_arrays(path, positions, writable=False, version=header["version"])
     if verify:
         store.verify_layers(path, header, values, rounds)
     return Tablebase(path, header, values, rounds, max_seeds)

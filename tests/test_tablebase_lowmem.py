@@ -1,0 +1,147 @@
+"""The low-memory build (``tablebase.build(..., low_memory=True)``, ``--low-memory``): no moves kept
+in memory, rounds replayed by sweeps until the open positions fit a small graph.
+
+Its values equal the brute-force solver's for every game and En Dodoi width, and its files (values,
+rounds, every layer's checksums, rounds and counts in the header) are byte-identical to the default
+build's, whether the small graph takes over after the first round, part-way, or never (a budget of
+nothing forces a sweep for every round); an interrupted low-memory build resumes to the same files,
+and either build resumes the other's table.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+
+import numpy as np
+import pytest
+from conftest import GAME_CONFIGS, GAME_IDS
+from tablebase_reference import Reference, all_keys
+from test_tablebase import small_k
+
+from mancala_envs import get_game, tablebase
+from mancala_envs.cli.tablebase import main as tablebase_main
+from mancala_envs.tablebase import builder, lowmem, store
+from mancala_envs.tablebase.index import layer_offsets
+
+# K per game whose in-layer iteration takes many rounds (Songo Ewondo: 100+), so that every way of
+# ending a layer happens: sweeps to the fixpoint, a switch to the small graph part-way, at once.
+DEEP_K = {"songo_ewondo": 7, "sadeqa_ii": 10, 6: 10, 7: 8, 8: 7, 9: 6, 10: 6}
+
+
+def layers_of(folder):
+    header = json.loads((folder / store.HEADER).read_text())
+    return [(x["seeds"], x["rounds"], x["finished_positions"], x["crc32"]) for x in header["layers"]]
+
+
+def assert_same_files(a, b):
+    for name in (store.VALUES, store.ROUNDS):
+        assert filecmp.cmp(a / name, b / name, shallow=False), name
+    assert layers_of(a) == layers_of(b)
+
+
+def small_budget(monkeypatch, rows: int) -> None:
+    """A graph budget of ``rows`` rows whatever the table's size."""
+    monkeypatch.setattr(builder, "LOW_MEMORY_BYTES", 0)
+    monkeypatch.setattr(lowmem, "MIN_GRAPH_ROWS", rows)
+
+
+@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+def test_low_memory_values_equal_the_brute_force(name, params, tmp_path, monkeypatch):
+    game = get_game(name, **params)
+    k = small_k(name, params)
+    small_budget(monkeypatch, 8)
+    tb = tablebase.build(game, k, tmp_path / "low", low_memory=True)
+    ref = Reference(game, all_keys(game, k))
+    checked = 0
+    for key in ref.a:
+        state = ref.state(key)
+        if state.done:
+            assert not tb.covers(state)
+            continue
+        assert tb.bounds(state) == (ref.a[key], ref.b[key]), key
+        checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("rows", [0, 40, 1 << 40], ids=["sweeps-only", "switch-part-way", "graph-at-once"])
+@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+def test_low_memory_files_are_byte_identical_to_the_default_build(name, params, rows, tmp_path, monkeypatch):
+    game = get_game(name, **params)
+    k = DEEP_K[params["holes_per_row"]] if name == "en_dodoi" else DEEP_K[name]
+    tablebase.build(game, k, tmp_path / "default")
+    small_budget(monkeypatch, rows)
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(lowmem, "iterate", _spy(lowmem.iterate, seen))
+    tablebase.build(game, k, tmp_path / "low", low_memory=True)
+    assert_same_files(tmp_path / "default", tmp_path / "low")
+    if rows == 0:
+        assert all(size == 0 for size, _ in seen)  # never a graph with an open position
+    if rows == 1 << 40:
+        assert all(start == 1 for _, start in seen)  # the graph after the first sweep
+    if rows == 40 and name == "songo_ewondo":
+        assert any(start > 1 for _, start in seen)  # sweeps first, then the graph
+
+
+def _spy(iterate, seen):
+    def spy(edges, const, cur, rounds, dirty, round_no, on_round=None):
+        seen.append((edges.shape[0], round_no))
+        return iterate(edges, const, cur, rounds, dirty, round_no, on_round)
+
+    return spy
+
+
+class Stop(Exception):
+    pass
+
+
+def test_an_interrupted_low_memory_build_resumes_to_the_same_files(tmp_path, monkeypatch):
+    game = get_game("songo_ewondo")
+    tablebase.build(game, 7, tmp_path / "default")
+    small_budget(monkeypatch, 40)
+
+    def stop_at_5(k, layer):
+        if k == 5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        tablebase.build(game, 7, tmp_path / "low", low_memory=True, on_layer=stop_at_5)
+    assert json.loads((tmp_path / "low" / store.HEADER).read_text())["max_seeds"] == 5
+    # layer 6's values half-written in place, as an interruption inside a sweep leaves them
+    offsets = layer_offsets(7, 14)
+    values = np.memmap(tmp_path / "low" / store.VALUES, dtype=np.int8, mode="r+", shape=(int(offsets[8]), 2))
+    values[int(offsets[6]) : int(offsets[7])] = 5
+    values.flush()
+    del values
+    tablebase.build(game, 7, tmp_path / "low", low_memory=True)
+    assert_same_files(tmp_path / "default", tmp_path / "low")
+
+
+def test_each_build_resumes_the_other(tmp_path):
+    game = get_game("en_dodoi", holes_per_row=7)
+    tablebase.build(game, 8, tmp_path / "default")
+    tablebase.build(game, 5, tmp_path / "a")
+    tablebase.build(game, 8, tmp_path / "a", low_memory=True)
+    tablebase.build(game, 5, tmp_path / "b", low_memory=True)
+    tablebase.build(game, 8, tmp_path / "b")
+    assert_same_files(tmp_path / "default", tmp_path / "a")
+    assert_same_files(tmp_path / "default", tmp_path / "b")
+
+
+def test_the_command_takes_low_memory(tmp_path):
+    game = get_game("sadeqa_ii")
+    tablebase.build(game, 8, tmp_path / "default")
+    status = tablebase_main(
+        ["build", "sadeqa_ii", "--max-seeds", "8", "--out", str(tmp_path / "low"), "--low-memory", "--quiet"]
+    )
+    assert status == 0
+    assert_same_files(tmp_path / "default", tmp_path / "low")
+
+
+def test_bad_low_memory_options_are_refused(tmp_path):
+    game = get_game("sadeqa_ii")
+    with pytest.raises(ValueError, match="low_memory must be True or False"):
+        tablebase.build(game, 4, tmp_path, low_memory="yes")
+    with pytest.raises(ValueError, match="cannot take a ray_address"):
+        tablebase.build(game, 4, tmp_path, low_memory=True, ray_address="local")
+    assert not (tmp_path / store.HEADER).exists()
