@@ -6,7 +6,9 @@ only on layers ``<= k``. For each layer, in order: the moves of every position a
 the layer are resolved against the finished lower layers, and value iteration runs over the moves
 that stay (:func:`~mancala_envs.tablebase.sweeps.solve_layer`). The layer is then flushed to the
 table's files and listed in its header (:mod:`~mancala_envs.tablebase.store`); an interrupted
-build keeps every listed layer and the next build of the same table resumes after them.
+build keeps every listed layer and the next build of the same table resumes after them. With
+``low_memory`` a layer is solved by :mod:`~mancala_envs.tablebase.lowmem` instead, which stores no
+moves; the files are the same.
 """
 
 from __future__ import annotations
