@@ -64,6 +64,17 @@ def plus(g, x):
 
 
 @inline_kernel
+def edge_terms(e, values, base):
+    """The terms ``(A, B)`` of the in-layer move coded ``e`` (``(rank << 1) | same_mover``) for its
+    mover, from the child's values at row ``base + rank`` of ``values``: the same player moves
+    again (his values carry over) or the opponent does (``-B``, ``-A``)."""
+    q = base + (e >> 1)
+    if e & 1:
+        return np.int32(values[q, 0]), np.int32(values[q, 1])
+    return -np.int32(values[q, 1]), -np.int32(values[q, 0])
+
+
+@inline_kernel
 def move_gain(child, n, rules):
     """The mover's gain (TABLEBASE.md §2) of the move that made ``child`` from a scratch state
     with player 0 to move and no captures."""

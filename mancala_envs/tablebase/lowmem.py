@@ -27,22 +27,22 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit, prange
 
-from mancala_envs.core.engine import compute_legal_mask, finish_game, new_work, play
+from mancala_envs.core.engine import compute_legal_mask, finish_game, new_work
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import DONE, copy_row, off_mask, off_status, off_to_move, state_length
+from mancala_envs.core.layout import copy_row, off_mask, state_length
 from mancala_envs.rulesets import R_HOLES
-from mancala_envs.tablebase.index import board_next, board_rank, board_unrank
+from mancala_envs.tablebase.index import board_next, board_unrank
 from mancala_envs.tablebase.kernels import (
     CHUNK,
     NEG_INF,
     NO_EDGE,
     POS_INF,
-    minus,
+    edge_terms,
+    expand_one,
     move_gain,
-    plus,
     reset_scratch,
 )
-from mancala_envs.tablebase.sweeps import iterate
+from mancala_envs.tablebase.sweeps import commit_one, iterate
 
 BLOCK = 1 << 20  # positions per compiled call (progress and Ctrl-C points)
 GRAPH_ROW_BYTES = 28  # bytes of the small graph per open position, besides 8 per hole
@@ -92,55 +92,20 @@ def start_layer(seeds, start, count, rules, comp, cur):
 
 @kernel
 def sweep_one(state, child, seeds, rules, comp, offsets, values, lo, work, fresh, edges, const):
-    """One round at the canonical position in ``state``: its next values into ``fresh`` from
-    every child's value in ``values`` (in-layer children at ``lo + rank``), its in-layer moves
-    into ``edges`` (as :func:`~.kernels.expand_one` codes them) and the moves that leave the layer,
-    folded, into ``const``."""
-    n = rules[R_HOLES]
-    holes = 2 * n
-    best_a = NEG_INF
-    best_b = NEG_INF
-    in_a = NEG_INF
-    in_b = NEG_INF
-    for a in range(n):
-        edges[a] = NO_EDGE
-        copy_row(child, state)
-        if not play(child, a, rules, work, False):
-            continue
-        g = move_gain(child, n, rules)
-        if child[off_status(n)] == DONE:
-            ca = g
-            cb = g
-        else:
-            mover = child[off_to_move(n)]
-            k = 0
-            for i in range(holes):
-                k += child[i]
-            r = board_rank(child, mover * n, holes, k, comp)
-            if k == seeds:  # an edge: the child's value of the last round
-                q = lo + r
-                if mover == 0:
-                    edges[a] = (r << 1) | 1
-                    in_a = max(in_a, np.int32(values[q, 0]))
-                    in_b = max(in_b, np.int32(values[q, 1]))
-                else:
-                    edges[a] = r << 1
-                    in_a = max(in_a, -np.int32(values[q, 1]))
-                    in_b = max(in_b, -np.int32(values[q, 0]))
-                continue
-            q = offsets[k] + r
-            if mover == 0:
-                ca = plus(g, values[q, 0])
-                cb = plus(g, values[q, 1])
-            else:
-                ca = minus(g, values[q, 1])
-                cb = minus(g, values[q, 0])
-        best_a = max(best_a, ca)
-        best_b = max(best_b, cb)
-    const[0] = best_a
-    const[1] = best_b
-    fresh[0] = max(best_a, in_a)
-    fresh[1] = max(best_b, in_b)
+    """One round at the canonical position in ``state``: its moves as
+    :func:`~.kernels.expand_one` plays them (in-layer ``edges``, the rest folded into ``const``),
+    then its next values into ``fresh`` from the in-layer children's values in ``values`` (at
+    ``lo + rank``)."""
+    expand_one(state, child, seeds, rules, comp, offsets, values, work, edges, const)
+    a = np.int32(const[0])
+    b = np.int32(const[1])
+    for j in range(edges.shape[0]):
+        if edges[j] >= 0:
+            ta, tb = edge_terms(edges[j], values, lo)
+            a = max(a, ta)
+            b = max(b, tb)
+    fresh[0] = a
+    fresh[1] = b
 
 
 @njit(cache=True, parallel=True)
@@ -184,13 +149,8 @@ def commit_layer(round_no, cur, fresh, rounds):
         for i in range(c * CHUNK, min(size, (c + 1) * CHUNK)):
             if cur[i, 0] == cur[i, 1]:
                 continue
-            moved = 0
-            for side in range(2):
-                if fresh[i, side] != cur[i, side]:
-                    cur[i, side] = fresh[i, side]
-                    rounds[i, side] = round_no
-                    moved = 1
-            changed[c] += moved
+            if commit_one(i, round_no, fresh, cur, rounds):
+                changed[c] += 1
             if cur[i, 0] != cur[i, 1]:
                 still_open[c] += 1
     return changed.sum(), still_open.sum()
@@ -242,12 +202,9 @@ def fold_graph(edges, const, cur, bits, before):
                 continue
             q = e >> 1
             if cur[q, 0] == cur[q, 1]:
-                if e & 1:
-                    const[i, 0] = max(const[i, 0], cur[q, 0])
-                    const[i, 1] = max(const[i, 1], cur[q, 1])
-                else:
-                    const[i, 0] = max(np.int32(const[i, 0]), -np.int32(cur[q, 1]))
-                    const[i, 1] = max(np.int32(const[i, 1]), -np.int32(cur[q, 0]))
+                ta, tb = edge_terms(e, cur, 0)
+                const[i, 0] = max(np.int32(const[i, 0]), ta)
+                const[i, 1] = max(np.int32(const[i, 1]), tb)
                 edges[i, j] = NO_EDGE
             else:
                 edges[i, j] = (open_rank(bits, before, q) << 1) | (e & 1)

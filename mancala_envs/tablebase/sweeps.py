@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from mancala_envs.tablebase.kernels import NEG_INF, POS_INF
+from mancala_envs.core.fast import inline_kernel
+from mancala_envs.tablebase.kernels import NEG_INF, POS_INF, edge_terms
 
 
 @njit(cache=True, parallel=True)
@@ -75,16 +76,25 @@ def recompute(dirty, edges, const, cur, fresh):
             e = edges[i, j]
             if e < 0:
                 continue
-            q = e >> 1
-            if e & 1:
-                a = max(a, np.int32(cur[q, 0]))
-                b = max(b, np.int32(cur[q, 1]))
-            else:
-                a = max(a, -np.int32(cur[q, 1]))
-                b = max(b, -np.int32(cur[q, 0]))
+            ta, tb = edge_terms(e, cur, 0)
+            a = max(a, ta)
+            b = max(b, tb)
         fresh[i, 0] = a
         fresh[i, 1] = b
     return count
+
+
+@inline_kernel
+def commit_one(i, round_no, fresh, cur, rounds):
+    """Position ``i``'s new values ``fresh[i]`` into ``cur``, recording ``round_no`` in ``rounds`` for
+    each side that changed; True if one did."""
+    moved = False
+    for side in range(2):
+        if fresh[i, side] != cur[i, side]:
+            cur[i, side] = fresh[i, side]
+            rounds[i, side] = round_no
+            moved = True
+    return moved
 
 
 @njit(cache=True, parallel=True)
@@ -97,13 +107,7 @@ def commit(round_no, dirty, fresh, cur, rounds, starts, preds, next_dirty):
         if dirty[i] == 0:
             continue
         dirty[i] = 0
-        moved = 0
-        for side in range(2):
-            if fresh[i, side] != cur[i, side]:
-                cur[i, side] = fresh[i, side]
-                rounds[i, side] = round_no
-                moved = 1
-        if moved:
+        if commit_one(i, round_no, fresh, cur, rounds):
             changed += 1
             for j in range(starts[i], starts[i + 1]):
                 next_dirty[preds[j]] = 1
