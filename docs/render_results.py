@@ -208,6 +208,108 @@ def page_optimality(files: Loaded, models_dir: Path) -> str:
     return "\n".join(out) + "\n"
 
 
+# The summary of the strength page: az against minimax at equal time, then the ladder; the release's
+# target is a score of at least TARGET there (with the network alone reported, no target).
+SUMMARY_MATCHES = (
+    ("az", "minimax:time=*", "at equal time per move"),
+    ("az", "minimax:depth=8", "`minimax:depth=8`"),
+    ("az", "minimax:depth=10", "`minimax:depth=10`"),
+    ("az", "minimax:depth=12", "`minimax:depth=12`"),
+    ("az:sims=0", "minimax:time=*", "the network alone, at equal time per move"),
+)
+TARGET, TARGET_PAIRS = 0.60, 200
+TARGETED = ("minimax:time=*", "minimax:depth=8")
+
+
+def summary_row(payload: dict[str, Any], agent: str, opponent: str) -> dict[str, Any] | None:
+    """The row of ``agent`` against ``opponent`` in a strength file (``minimax:time=*``: against
+    minimax given the agent's time per move)."""
+    for r in payload["rows"]:
+        if r["agent"] != agent:
+            continue
+        if opponent.endswith("time=*"):
+            if "equal_time" in r and r["opponent"].startswith(opponent[:-1]):
+                return r
+        elif r["opponent"] == opponent:
+            return r
+    return None
+
+
+def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
+    """Every variant's `az` against minimax at equal time and on the depth ladder, from the file of
+    each match with the most pairs (a score measured with a model no longer shipped is marked
+    stale), and which variants reach the target."""
+    best: dict[tuple[str, int], tuple[tuple[int, int], str, dict[str, Any], bool]] = {}
+    for _, p in files:
+        for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
+            r = summary_row(p, agent, opponent)
+            key = (variant(p), i)
+            if r is not None and (key not in best or r["pairs"] > best[key][2]["pairs"]):
+                best[key] = (variant_key(p), variant(p), r, bool(stale_models(p, models_dir)))
+    if not best:
+        return []
+    names = sorted({(k, n) for k, n, _, _ in best.values()})
+    rows: list[list[Any]] = []
+    met: dict[str, list[str]] = {}
+    missed: dict[str, list[str]] = {}
+    short: dict[str, list[str]] = {}
+    for _, name in names:
+        for i, (agent, opponent, words) in enumerate(SUMMARY_MATCHES):
+            if (name, i) not in best:
+                continue
+            _, _, r, stale = best[(name, i)]
+            cost = r.get("engine_moves_per_evaluation")
+            rows.append(
+                [
+                    name,
+                    f"`{agent}`" + (f" ({cost:,} engine moves per evaluation)" if cost is not None else ""),
+                    words,
+                    r["pairs"],
+                    f"{r['score']:.3f}" + (" (stale)" if stale else ""),
+                    ci(r["ci95"]),
+                    f"{r['agent_ms_per_move']:.1f} / {r['opponent_ms_per_move']:.1f}",
+                ]
+            )
+            if agent == "az" and opponent in TARGETED:
+                verdict = short if r["pairs"] < TARGET_PAIRS else met if r["score"] >= TARGET else missed
+                verdict.setdefault(words, []).append(name)
+    out = [
+        "",
+        "## Summary: `az` against minimax",
+        "",
+        "Every variant's matches against `minimax` at equal time per move and at depths 8, 10 and 12, "
+        "and the network alone at equal time (each from the file with the most pairs; its section "
+        "below gives the command and machine). *ms/move*: agent / opponent.",
+        "",
+        table(
+            ["variant", "agent", "against", "pairs", "score", "95% CI (pairs)", "ms/move"],
+            rows,
+            "---|---|---|---:|---:|---|---:",
+        ),
+    ]
+    lines = []
+    for _, opponent, words in (m for m in SUMMARY_MATCHES if m[0] == "az" and m[1] in TARGETED):
+        yes, no, few = met.get(words, []), missed.get(words, []), short.get(words, [])
+        lines.append(
+            f"- `az` {'' if opponent.endswith('*') else 'against '}{words}: reached in "
+            + (", ".join(yes) if yes else "no variant")
+            + (f"; missed in {', '.join(no)}" if no else "")
+            + (f"; not yet measured over {TARGET_PAIRS} pairs in {', '.join(few)}" if few else "")
+            + "."
+        )
+    out += [
+        "",
+        f"The target set for this release is a score of at least {TARGET:.2f} over {TARGET_PAIRS} "
+        "opening pairs at equal time per move and against `minimax:depth=8`:",
+        "",
+        *lines,
+        "",
+        "What limits `az` at equal time, and what would close the gap: "
+        "[AlphaZero-style training](../training/alphazero.md#strength-at-equal-time-per-move).",
+    ]
+    return out
+
+
 def page_strength(files: Loaded, models_dir: Path) -> str:
     out = [
         "# Strength of the learned agents",
@@ -224,6 +326,7 @@ def page_strength(files: Loaded, models_dir: Path) -> str:
     ]
     if not files:
         return "\n".join([*out, "", missing("python benchmarks/strength_alphazero.py ... --out FILE")])
+    out += strength_summary(files, models_dir)
     by_variant: dict[str, Loaded] = {}
     for f, p in files:
         by_variant.setdefault(variant(p), []).append((f, p))
@@ -331,16 +434,18 @@ def page_ratings(files: Loaded, models_dir: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-def tables_page(intro: list[str], command: str) -> Callable[[Loaded, Path], str]:
+def tables_page(
+    intro: list[str], command: str, heading: Callable[[dict[str, Any]], str] = lambda p: p["title"]
+) -> Callable[[Loaded, Path], str]:
     """A page of free-form tables (benchmarks): each file holds ``title``, ``columns``, ``rows``
-    (already formatted), optional ``align`` and ``notes``."""
+    (already formatted), optional ``align`` and ``notes``; ``heading(file)`` heads its table."""
 
     def render(files: Loaded, models_dir: Path) -> str:
         if not files:
             return "\n".join([*intro, "", missing(command)])
         out = list(intro)
         for f, p in files:
-            out += ["", f"## {p['title']}", "", table(p["columns"], p["rows"], p.get("align")), ""]
+            out += ["", f"## {heading(p)}", "", table(p["columns"], p["rows"], p.get("align")), ""]
             out += [*(n + "\n" for n in p.get("notes", [])), provenance_note(p, f, models_dir)]
         return "\n".join(out) + "\n"
 
@@ -357,6 +462,20 @@ page_benchmarks = tables_page(
     ],
     "python benchmarks/bench_core.py --out FILE",
 )
+
+
+def build_heading(payload: dict[str, Any]) -> str:
+    """A build file's heading, the tables it built and how (``Sadeqa II, K = 24 (low-memory
+    build)``), so that the files of one benchmark are told apart."""
+    columns = payload["columns"]
+    if "table" not in columns or "K" not in columns:
+        return payload["title"]
+    named = [dict(zip(columns, row, strict=True)) for row in payload["rows"]]
+    tables = "; ".join(dict.fromkeys(f"{r['table']}, K = {r['K']}" for r in named))
+    builds = list(dict.fromkeys(str(r.get("build", "default")) for r in named))
+    return f"{tables} ({' and '.join(builds)} build{'s' * (len(builds) > 1)})"
+
+
 page_tablebase = tables_page(
     [
         "# Tablebase builds",
@@ -365,6 +484,7 @@ page_tablebase = tables_page(
         "players to move; peak memory is the build process's maximum resident set.",
     ],
     "python benchmarks/bench_tablebase.py GAME:K --out FILE",
+    build_heading,
 )
 
 

@@ -198,3 +198,90 @@ def test_strength_script_gives_equal_time_opponents_the_measured_budget(tmp_path
         assert r["opponent"].endswith(f":time={budget:.4g}") and budget > 0
         assert r["equal_time"]["calibration_games"] == 2 and r["pairs"] == 1
     assert "equal_time" not in rows[2] and "engine_moves_per_evaluation" not in rows[2]
+
+
+def test_build_files_of_one_benchmark_get_headings_naming_their_tables():
+    columns = ["table", "build", "K", "positions"]
+    one = {
+        "title": "Builds, one at a time",
+        "columns": columns,
+        "rows": [["Sadeqa II", "low-memory", 24, "2"]],
+    }
+    two = {
+        "title": "Builds, one at a time",
+        "columns": columns,
+        "rows": [["Sadeqa II", "default", 18, "1"], ["Sadeqa II", "low-memory", 18, "1"]],
+    }
+    assert render_results.build_heading(one) == "Sadeqa II, K = 24 (low-memory build)"
+    assert render_results.build_heading(two) == "Sadeqa II, K = 18 (default and low-memory builds)"
+    no_build = {
+        "title": "T",
+        "columns": ["table", "K"],
+        "rows": [["Songo Ewondo", 16], ["En Dodoi (8 holes)", 14]],
+    }
+    assert (
+        render_results.build_heading(no_build)
+        == "Songo Ewondo, K = 16; En Dodoi (8 holes), K = 14 (default build)"
+    )
+    assert (
+        render_results.build_heading({"title": "Ray build", "columns": ["setup", "time"], "rows": []})
+        == "Ray build"
+    )
+
+
+def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_target():
+    def row(agent, opponent, pairs, score, equal=False):
+        r = {
+            "agent": agent,
+            "opponent": opponent,
+            "pairs": pairs,
+            "score": score,
+            "ci95": [score - 0.05, score + 0.05],
+            "agent_ms_per_move": 20.0,
+            "opponent_ms_per_move": 18.0,
+            "engine_moves_per_evaluation": 6,
+        }
+        return r | ({"equal_time": {"budget_ms": 20.0, "calibration_games": 8}} if equal else {})
+
+    six = {"game": "en_dodoi", "params": {"holes_per_row": 6}, "provenance": {}}
+    files = [
+        ("a.json", six | {"rows": [row("az", "minimax:depth=8", 20, 0.9)]}),
+        (
+            "b.json",
+            six
+            | {
+                "rows": [
+                    row("az", "minimax:time=0.02", 200, 0.65, equal=True),
+                    row("az", "minimax:depth=8", 200, 0.55),
+                ]
+            },
+        ),
+        (
+            "c.json",
+            {
+                "game": "sadeqa_ii",
+                "provenance": {},
+                "rows": [row("az", "minimax:time=0.05", 40, 0.7, equal=True)],
+            },
+        ),
+    ]
+    text = "\n".join(render_results.strength_summary(files))
+    rows = [line for line in text.splitlines() if line.startswith("| En Dodoi (6 holes)")]
+    assert [r.split(" | ")[2:5] for r in rows] == [
+        ["at equal time per move", "200", "0.650"],
+        ["`minimax:depth=8`", "200", "0.550"],  # the 200-pair file, not the 20-pair one
+    ]
+    assert text.index("| Sadeqa II") < text.index("| En Dodoi (6 holes)")  # the registry's order
+    assert (
+        "at equal time per move: reached in En Dodoi (6 holes); not yet measured over 200 pairs in Sadeqa II."
+        in text
+    )
+    assert "against `minimax:depth=8`: reached in no variant; missed in En Dodoi (6 holes)." in text
+    assert (
+        render_results.strength_summary([("d.json", six | {"rows": [row("az", "greedy", 200, 0.9)]})]) == []
+    )
+    old_model = {"models": {"az": {"file": "mancala_envs/models/az_en_dodoi_6.json", "sha256": "0" * 64}}}
+    stale = six | {"provenance": old_model, "rows": [row("az", "minimax:depth=12", 100, 0.4)]}
+    text = "\n".join(render_results.strength_summary([*files, ("e.json", stale)]))
+    assert "| `minimax:depth=12` | 100 | 0.400 (stale) |" in text
+    assert text.count("(stale)") == 1

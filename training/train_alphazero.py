@@ -421,7 +421,7 @@ def train(a: Args, argv: list[str]) -> int:
         run.add_evaluation(results, positions, positions=positions, updates=updates, minutes=minutes)
         for res in results:
             writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, positions)
-        run.plot_scores(f"AlphaZero: {game.name}")
+        run.plot_scores(f"AlphaZero: {game.variant}")
         scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
         print(
             f"[{positions} positions, {updates} updates, {minutes:.1f} min] "
