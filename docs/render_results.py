@@ -239,40 +239,37 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
     """Every variant's `az` against minimax at equal time and on the depth ladder, from the file of
     each match with the most pairs (a score measured with a model no longer shipped is marked
     stale), and which variants reach the target."""
-    best: dict[tuple[str, int], tuple[tuple[int, int], str, dict[str, Any], bool]] = {}
+    best: dict[tuple[tuple[int, int], str, int], tuple[dict[str, Any], bool]] = {}
     for _, p in files:
+        stale = bool(stale_models(p, models_dir))
         for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
             r = summary_row(p, agent, opponent)
-            key = (variant(p), i)
-            if r is not None and (key not in best or r["pairs"] > best[key][2]["pairs"]):
-                best[key] = (variant_key(p), variant(p), r, bool(stale_models(p, models_dir)))
+            key = (variant_key(p), variant(p), i)
+            if r is not None and (key not in best or r["pairs"] > best[key][0]["pairs"]):
+                best[key] = (r, stale)
     if not best:
         return []
-    names = sorted({(k, n) for k, n, _, _ in best.values()})
     rows: list[list[Any]] = []
     met: dict[str, list[str]] = {}
     missed: dict[str, list[str]] = {}
     short: dict[str, list[str]] = {}
-    for _, name in names:
-        for i, (agent, opponent, words) in enumerate(SUMMARY_MATCHES):
-            if (name, i) not in best:
-                continue
-            _, _, r, stale = best[(name, i)]
-            cost = r.get("engine_moves_per_evaluation")
-            rows.append(
-                [
-                    name,
-                    f"`{agent}`" + (f" ({cost:,} engine moves per evaluation)" if cost is not None else ""),
-                    words,
-                    r["pairs"],
-                    f"{r['score']:.3f}" + (" (stale)" if stale else ""),
-                    ci(r["ci95"]),
-                    f"{r['agent_ms_per_move']:.1f} / {r['opponent_ms_per_move']:.1f}",
-                ]
-            )
-            if agent == "az" and opponent in TARGETED:
-                verdict = short if r["pairs"] < TARGET_PAIRS else met if r["score"] >= TARGET else missed
-                verdict.setdefault(words, []).append(name)
+    for (_, name, i), (r, stale) in sorted(best.items(), key=lambda item: item[0]):
+        agent, opponent, words = SUMMARY_MATCHES[i]
+        cost = r.get("engine_moves_per_evaluation")
+        rows.append(
+            [
+                name,
+                f"`{agent}`" + (f" ({cost:,} engine moves per evaluation)" if cost is not None else ""),
+                words,
+                r["pairs"],
+                f"{r['score']:.3f}" + (" (stale)" if stale else ""),
+                ci(r["ci95"]),
+                f"{r['agent_ms_per_move']:.1f} / {r['opponent_ms_per_move']:.1f}",
+            ]
+        )
+        if agent == "az" and opponent in TARGETED:
+            verdict = short if r["pairs"] < TARGET_PAIRS else met if r["score"] >= TARGET else missed
+            verdict.setdefault(words, []).append(name)
     out = [
         "",
         "## Summary: `az` against minimax",
@@ -692,14 +689,10 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
         shown = f"{opponent.split(':')[0]}` at equal time per move" if equal else f"{opponent}`"
         row = f"[`{agent}` vs `{shown}](docs/results/strength.md)"
         for _, p in loaded["strength"]:
-            for r in p["rows"] if is_default_variant(p) else []:
-                if r["agent"] != agent:
-                    continue
-                if (equal and "equal_time" in r and r["opponent"].startswith(opponent[:-1])) or (
-                    not equal and r["opponent"] == opponent
-                ):
-                    put(row, p, f"{r['score']:.3f} {ci(r['ci95'], 2)}")
-                    pairs.add(r["pairs"])
+            r = summary_row(p, agent, opponent) if is_default_variant(p) else None
+            if r is not None:
+                put(row, p, f"{r['score']:.3f} {ci(r['ci95'], 2)}")
+                pairs.add(r["pairs"])
     for agent in HEADLINE_OPTIMALITY:
         row = f"[optimality of `{agent}`](docs/results/optimality.md)"
         for _, p in loaded["optimality"]:
