@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.agents.alphazero.agent import AZAgent
+from mancala_envs.agents.alphazero_jax import AZJaxAgent
 from mancala_envs.agents.base import Agent, RandomAgent, require_running
 from mancala_envs.agents.greedy import GreedyAgent
 from mancala_envs.agents.human import HumanAgent
@@ -78,6 +79,7 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
         },
         "az[:path=MODEL.json][,sims=100][,time=S][,temperature=T][,discount=D][,finish=PLIES]",
     ),
+    "az-jax": (AZJaxAgent, {"path": str, "sims": _integer}, "az-jax:path=MODEL.json[,sims=N]"),
     "rllib": (
         RLlibAgent,
         {"path": str, "module": str, "sample": _boolean},

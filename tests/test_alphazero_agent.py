@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from golden_search import random_position
 
 from mancala_envs import get_game, variants
 from mancala_envs.agents.alphazero.agent import AZAgent
@@ -22,7 +23,6 @@ from mancala_envs.agents.alphazero.search import GumbelSearch
 from mancala_envs.agents.model_files import config_game
 from mancala_envs.agents.registry import make_agent
 from mancala_envs.evaluation.arena import play_match
-from tests.golden_search import random_position
 
 
 @pytest.fixture(scope="module")

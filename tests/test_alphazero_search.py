@@ -11,12 +11,7 @@ import math
 
 import numpy as np
 import pytest
-
-from mancala_envs import get_game
-from mancala_envs.agents.alphazero.search import GumbelSearch
-from mancala_envs.agents.alphazero.select import halving_sequence
-from mancala_envs.core.engine import decided_winner
-from tests.golden_search import (
+from golden_search import (
     CONFIGS,
     GOLDEN_PATH,
     SIMS,
@@ -25,6 +20,11 @@ from tests.golden_search import (
     random_position,
     stub_evaluator,
 )
+
+from mancala_envs import get_game
+from mancala_envs.agents.alphazero.search import GumbelSearch
+from mancala_envs.agents.alphazero.select import halving_sequence
+from mancala_envs.core.engine import decided_winner
 
 C_VISIT, C_SCALE = 50.0, 0.1
 

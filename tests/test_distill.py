@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 from conftest import interrupt_training
+from golden_search import random_position
 
 from mancala_envs import get_game
 from mancala_envs.agents.alphazero.network import build_network, load_network, network_config, save_network
@@ -20,7 +21,6 @@ from mancala_envs.agents.alphazero.value_minimax import minimax_values, move_val
 from mancala_envs.agents.registry import make_agent
 from mancala_envs.training.distill_az import main as distill_main
 from mancala_envs.training.distill_az import targets
-from tests.golden_search import random_position
 
 GAME = get_game("en_dodoi", holes_per_row=6)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-BLOCKED = ("torch", "stable_baselines3", "sb3_contrib", "matplotlib")
+BLOCKED = ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "jax", "pgx")
 
 # Run first in the child: any import of a blocked package (or one of its modules) fails as if it
 # were not installed.
@@ -162,7 +162,32 @@ def test_what_needs_an_extra_names_it(tmp_path):
     assert not (tmp_path / "curve.png").exists() and not (tmp_path / "ratings.png").exists()
 
 
-@pytest.mark.parametrize("module", ["torch", "stable_baselines3"])
+def test_the_jax_core_and_agent_name_their_extra(tmp_path):
+    """Without JAX, ``mancala_envs.jax`` and the az-jax agent fail with one message naming
+    ``[jax]``."""
+    out = run_blocked(
+        """
+        import json
+        from mancala_envs.agents import make_agent
+
+        messages = {}
+        try:
+            import mancala_envs.jax
+        except ImportError as e:
+            messages["module"] = str(e)
+        try:
+            make_agent("az-jax:path=model.json")
+        except ImportError as e:
+            messages["agent"] = str(e)
+        print(json.dumps(messages))
+        """,
+        tmp_path,
+    )
+    assert set(out) == {"module", "agent"}
+    assert all("pip install 'mancala_envs[jax]'" in text for text in out.values()), out
+
+
+@pytest.mark.parametrize("module", ["torch", "stable_baselines3", "jax"])
 def test_the_envs_do_not_import_the_frameworks_even_when_installed(module):
     """Installed or not, importing every env module leaves torch and SB3 unloaded."""
     pytest.importorskip(module)

@@ -33,6 +33,8 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
+from test_model_files import tiny_az, tiny_policy  # noqa: E402
+
 from mancala_envs import get_game, tablebase  # noqa: E402
 from mancala_envs.agents.alphazero.network import load_network  # noqa: E402
 from mancala_envs.agents.model_files import MODELS_DIR  # noqa: E402
@@ -42,7 +44,6 @@ from mancala_envs.evaluation.arena.records import TornLineWarning  # noqa: E402
 from mancala_envs.evaluation.openings import load_openings, random_openings, save_openings  # noqa: E402
 from mancala_envs.infra.config_files import UncheckedFileWarning  # noqa: E402
 from mancala_envs.tablebase import store  # noqa: E402
-from tests.test_model_files import tiny_az, tiny_policy  # noqa: E402
 
 SECONDS = 20.0  # one load, however malformed its file
 MEMORY = 512 * 2**20  # growth of the peak resident memory over one load

@@ -42,6 +42,7 @@ SECTIONS = (
     "Tianshou",
     "CleanRL-style loop",
     "RLlib",
+    "pgx + mctx",
 )
 # the extra that installs each optional import of the page
 EXTRA = {
@@ -53,6 +54,9 @@ EXTRA = {
     "tensordict": "integrations",
     "tianshou": "integrations",
     "ray": "rllib",
+    "jax": "jax",
+    "pgx": "jax",
+    "mctx": "jax",
 }
 pytestmark = [
     pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested"),

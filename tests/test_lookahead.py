@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from golden_search import CONFIGS, gumbel_noise, positions, random_position, stub_evaluator
 
 from mancala_envs import get_game
 from mancala_envs.agents.alphazero.agent import AZAgent
@@ -20,7 +21,6 @@ from mancala_envs.agents.alphazero.network import (
     uses_lookahead,
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
-from tests.golden_search import CONFIGS, gumbel_noise, positions, random_position, stub_evaluator
 
 
 def plain_block(game, after, p) -> list[int]:

@@ -23,8 +23,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
 
-import torch
-
 from mancala_envs.evaluation.arena import derive_seed
 from mancala_envs.evaluation.evaluate import SCORE_COLUMNS, score_columns, table, write_report
 from mancala_envs.infra import interrupts
@@ -77,6 +75,8 @@ def default_run_folder(base: str) -> Path:
 
 def resolve_device(requested: str) -> str:
     """``auto`` -> ``cuda`` when a GPU is there, else ``cpu``; ``cuda`` without one is an error."""
+    import torch  # the torch trainers' devices (the JAX trainer names its own)
+
     if requested == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if requested.startswith("cuda") and not torch.cuda.is_available():
@@ -111,7 +111,8 @@ class Run:
     Opening it makes the game (:func:`~mancala_envs.training.args.make_game`) and the folder
     (``a.out``, else a fresh :func:`default_run_folder` of ``<prefix><game>[<holes>]-seed<seed>``;
     one that already holds a run is refused unless this is ``--resume``), resolves the device
-    (:func:`resolve_device`), sets torch's thread count (and deterministic algorithms on CPU), reads
+    (:func:`resolve_device`; a JAX trainer passes its ``device`` and skips torch), sets torch's
+    thread count (and deterministic algorithms on CPU), reads
     a resumed run's ``state.json`` (its evaluation history and time spent) and draws this
     session's seed: ``a.seed``, or on resume one derived from it and the progress
     ``state[progress]``, so that a resumed session does not replay the first one's draws. ``step``
@@ -120,13 +121,13 @@ class Run:
     there, fresh or ``--resume``, is refused naming the holder.
     """
 
-    def __init__(self, a: Any, prefix: str, progress: str, step: str) -> None:
+    def __init__(self, a: Any, prefix: str, progress: str, step: str, device: str | None = None) -> None:
         self.a, self.game = a, make_game(a)
         base = f"{prefix}{self.game.name}{a.holes_per_row or ''}-seed{a.seed}"
         self.path = Path(a.out) if a.out else default_run_folder(base)
         self.resuming = a.resume is not None
         self._refuse_overwrite()
-        self.device = resolve_device(a.device)
+        self.device = device or resolve_device(a.device)  # given: a JAX device, no torch set-up
         self.lock = FolderLock(self.path, "is in use by another training run")  # makes the folder
         try:
             self._refuse_overwrite()  # again, holding the lock: no check-then-create race
@@ -135,9 +136,12 @@ class Run:
             raise
         _OPEN_RUNS.append(self)
         self.stop_status = 0  # 128 + the signal that stopped the final evaluation
-        torch.set_num_threads(a.torch_threads)
-        if self.device == "cpu":
-            torch.use_deterministic_algorithms(True)
+        if device is None:
+            import torch
+
+            torch.set_num_threads(a.torch_threads)
+            if self.device == "cpu":
+                torch.use_deterministic_algorithms(True)
         saved = self.path / "state.json"
         self.state: dict[str, Any] = read_json(saved) if self.resuming and saved.exists() else {}
         self.session_seed = derive_seed(a.seed, int(self.state.get(progress, 0))) if self.resuming else a.seed
