@@ -176,3 +176,21 @@ def test_training_on_a_full_disk_ends_in_one_line_and_keeps_its_checkpoint(small
     assert json.loads((run_dir / "policy.json").read_text())["trained"]["steps"] == state["num_timesteps"]
     assert zipfile.ZipFile(run_dir / "model.zip").testzip() is None
     make_agent(f"policy:path={run_dir / 'policy.json'}")
+
+
+# ---------------------------------------------------------------------------- datasets
+
+
+def test_a_dataset_on_a_full_disk_ends_in_one_line_and_leaves_nothing(small_disk, capsys):
+    """Issue 43: h5py's RuntimeError (errno 28) came out as a traceback, and a partial ``mancala/...``
+    folder stayed behind."""
+    pytest.importorskip("minari", reason="needs Minari: pip install -e '.[dataset]'")
+    disk = small_disk(512)
+    out = disk / "datasets"
+    fill(disk, leave=16 * 1024)
+    argv = ["dataset", "--game", "sadeqa_ii", "--learner", "greedy", "--opponent", "random", "--openings",
+            "20", "--out", str(out), "--no-progress"]  # fmt: skip
+    assert cli_main(argv) == 2
+    line = one_error_line(capsys.readouterr().err, "mancala")
+    assert "No space left on device" in line and str(out / "mancala/sadeqa_ii/greedy-vs-random-v0") in line
+    assert sorted(p.name for p in disk.iterdir()) == ["filler"]  # no partial dataset, no empty folders
