@@ -327,6 +327,18 @@ def test_records_are_listed_from_the_folder_only(client, records):
         assert client.get(path).status_code == 404
 
 
+def test_a_tampered_record_is_refused_naming_its_line(tables, records, tmp_path):
+    """Issue 43: /api/records served a record whose winner was flipped (``mancala replay`` refused it)."""
+    lines = [r.to_dict() for r in records[1]]
+    lines[1]["winner"] = {0: 1, 1: 0, -1: 0, None: 0}[lines[1]["winner"]]
+    (tmp_path / "games.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
+    with TestClient(create_app(records=tmp_path, tables=tables), raise_server_exceptions=False) as c:
+        c.get("/")
+        [entry] = c.get("/api/records").json()["files"]
+        assert entry["games"] == [] and "line 2: the replay does not end as the record says" in entry["error"]
+        assert "line 2" in error_of(c.get("/api/records/0/0"), 400)
+
+
 def test_no_records_folder_lists_nothing(tables):
     with TestClient(create_app(tables=tables)) as c:
         assert c.get("/api/records").json() == {"folder": None, "files": []}
