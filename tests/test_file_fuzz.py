@@ -115,10 +115,10 @@ def same(a: Any, b: Any) -> bool:
 
 
 def meaning(config: dict) -> dict:
-    """What a model config means for play: all of it but ``trained`` (for the reader),
-    ``sha256`` (deleted, the pair loads unchecked with a warning: the weights are compared) and
+    """What a model config means for play: all of it but ``trained`` (for the reader), ``digest``
+    and ``sha256`` (deleted, the pair loads unchecked with a warning: the weights are compared) and
     ``params.max_plies`` (a model plays any ``max_plies``)."""
-    out = {k: v for k, v in config.items() if k not in ("trained", "sha256")}
+    out = {k: v for k, v in config.items() if k not in ("trained", "digest", "sha256")}
     out["params"] = {k: v for k, v in config.get("params", {}).items() if k != "max_plies"}
     if isinstance(out.get("search"), dict):  # an az model from before settle_decided: True
         out["search"] = {"settle_decided": True, **out["search"]}
