@@ -34,7 +34,14 @@ from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.results import provenance, write_result
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
-from mancala_envs.tablebase.proof import ProofError, check_proof, end_result, read_header, write_proof
+from mancala_envs.tablebase.proof import (
+    ProofError,
+    check_proof,
+    end_result,
+    proof_game,
+    read_header,
+    write_proof,
+)
 from mancala_envs.tablebase.solve import Solution, solve
 from mancala_envs.tablebase.table import Tablebase, load
 
@@ -210,9 +217,7 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    head = read_header(args.check)
-    params = head.get("params") if isinstance(head.get("params"), dict) else {}
-    game = get_game(str(head.get("game")), **params)
+    game, _ = proof_game(args.check, read_header(args.check))
     table = open_table(game, args.table)
     try:
         verdict = check_proof(args.check, table)

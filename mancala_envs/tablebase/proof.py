@@ -30,6 +30,9 @@ from mancala_envs.state import State
 FORMAT, VERSION = "mancala_envs.proof", 1
 CLAIMS = (">=1", ">=0", "<=0", "<=-1")
 LEAVES = ("end", "table")
+MAX_LINE = 1 << 20  # characters of one line: a node takes well under a kilobyte
+MAX_NESTING = 16  # brackets deep: a node line nests 4 deep
+HEADER_KEYS = frozenset({"format", "version", "game", "params", "claim", "root", "table"})
 
 
 def satisfies(claim: str, result: int) -> bool:
@@ -110,28 +113,91 @@ def write_proof(path: str | os.PathLike, head: dict[str, Any], nodes: Iterable[d
     os.replace(tmp, path)
 
 
+def nesting(line: str) -> int:
+    """How deep the brackets of a JSON line nest (those inside strings aside)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_line(path: str | os.PathLike, number: int, line: str) -> Any:
+    """One line of a proof file as JSON: ``ProofError`` naming the line when it is longer than
+    :data:`MAX_LINE` (checked as it is read, so a gigabyte line is never held) or nests deeper than
+    :data:`MAX_NESTING` (checked before parsing: no ``RecursionError``), or is not JSON."""
+    if len(line) > MAX_LINE:
+        raise ProofError(f"{path}, line {number}: longer than {MAX_LINE:,} characters; not a proof line")
+    if line.count("[") + line.count("{") > MAX_NESTING and nesting(line) > MAX_NESTING:
+        raise ProofError(f"{path}, line {number}: nested more than {MAX_NESTING} deep; not a proof line")
+    try:
+        return json.loads(line)
+    except ValueError:
+        raise ProofError(f"{path}, line {number}: not valid JSON") from None
+
+
 def read_header(path: str | os.PathLike) -> dict[str, Any]:
     """The header line of a proof file (``ProofError`` when it is not one)."""
     try:
         with open_text(path, "r") as fh:
-            head = json.loads(fh.readline())
+            line = fh.readline(MAX_LINE + 1)
     except (ValueError, OSError, EOFError) as e:  # gzip raises OSError / EOFError for a bad file
         raise ProofError(f"{path}: no proof header ({e})") from None
+    head = parse_line(path, 1, line)
     if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("version") != VERSION:
         raise ProofError(f"{path}: not a {FORMAT} file of version {VERSION}")
     return head
+
+
+def proof_game(path: str | os.PathLike, head: dict[str, Any]) -> tuple[Game, int]:
+    """The game of a proof header and the ``max_seeds`` of the table it rests on, every field
+    checked (``ProofError`` naming the field): no unknown key, ``claim`` one of :data:`CLAIMS`,
+    ``root`` an integer, ``params`` integers, ``table`` ``{"max_seeds": K}`` with ``K`` an integer in
+    ``0..`` the game's seeds."""
+    unknown = sorted(set(head) - HEADER_KEYS)
+    if unknown:
+        raise ProofError(f"{path}: unknown header field {unknown[0]!r}")
+    if head.get("claim") not in CLAIMS:
+        raise ProofError(f"{path}: claim must be one of {', '.join(CLAIMS)}, got {head.get('claim')!r}")
+    root, params, table = head.get("root"), head.get("params"), head.get("table")
+    if not isinstance(root, int) or isinstance(root, bool):
+        raise ProofError(f"{path}: root must be a node id (an integer), got {root!r}")
+    if not isinstance(head.get("game"), str) or not isinstance(params, dict):
+        raise ProofError(f"{path}: the header must name a game and its params")
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in params.values()):
+        raise ProofError(f"{path}: params must be integers, got {params!r}")
+    try:
+        game = get_game(head["game"], **params)
+    except (TypeError, ValueError) as e:
+        raise ProofError(f"{path}: the header names no game of this library ({e})") from None
+    if not isinstance(table, dict) or set(table) != {"max_seeds"}:
+        raise ProofError(f'{path}: table must be {{"max_seeds": K}}, got {table!r}')
+    need = table["max_seeds"]
+    if not isinstance(need, int) or isinstance(need, bool) or not 0 <= need <= game.total_seeds:
+        raise ProofError(
+            f"{path}: table.max_seeds must be an integer in 0..{game.total_seeds} (the game's seeds), "
+            f"got {need!r}"
+        )
+    return game, need
 
 
 def read_nodes(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
     """The node lines of a proof file, after its header (``ProofError`` for a bad line)."""
     try:
         with open_text(path, "r") as fh:
-            fh.readline()
-            for number, line in enumerate(fh, start=2):
-                try:
-                    node = json.loads(line)
-                except ValueError:
-                    raise ProofError(f"{path}, line {number}: not valid JSON") from None
+            fh.readline(MAX_LINE + 1)
+            number = 1
+            while line := fh.readline(MAX_LINE + 1):
+                number += 1
+                node = parse_line(path, number, line)
                 if not isinstance(node, dict):
                     raise ProofError(f"{path}, line {number}: a node is a JSON object")
                 yield node
@@ -147,17 +213,11 @@ def check_proof(path: str | os.PathLike, table) -> Verdict:
     of the proof's game with at least its ``max_seeds``); returns the :class:`Verdict`, or raises
     :class:`ProofError` naming the first problem found."""
     head = read_header(path)
-    claim = head.get("claim")
-    if claim not in CLAIMS:
-        raise ProofError(f"claim must be one of {', '.join(CLAIMS)}, got {claim!r}")
-    params = head.get("params")
-    if not isinstance(params, dict) or not isinstance(head.get("game"), str):
-        raise ProofError("the header must name a game and its params")
-    game = get_game(head["game"], **params)
-    need = (head.get("table") or {}).get("max_seeds")
+    game, need = proof_game(path, head)
+    claim = head["claim"]
     if (table.game.name, table.game.holes_per_row) != (game.name, game.holes_per_row):
         raise ProofError(f"the table is for {table.game!r}, the proof for {game!r}")
-    if not isinstance(need, int) or table.max_seeds < need:
+    if table.max_seeds < need:
         raise ProofError(f"the proof needs a table of max_seeds >= {need!r}; this one has {table.max_seeds}")
     nodes: dict[Any, tuple[State, list]] = {}
     for node in read_nodes(path):
@@ -179,11 +239,27 @@ def check_proof(path: str | os.PathLike, table) -> Verdict:
         raise ProofError(f"the root node {root!r} is not listed")
     player = nodes[root][0].to_move
     edges: dict[Any, list] = {}
+    within = HeaderTable(table, need)  # a table leaf must lie within the table the header names
     for nid, (state, moves) in nodes.items():
-        edges[nid] = check_node(game, table, claim, player, nid, state, moves, nodes)
+        edges[nid] = check_node(game, within, claim, player, nid, state, moves, nodes)
     if strict(claim):
         check_no_cycle(edges, claim)
     return Verdict(game, nodes[root][0], claim, len(nodes), int(need))
+
+
+@dataclass(frozen=True)
+class HeaderTable:
+    """``table`` as far as the proof header says it goes: it covers what ``table`` covers with at
+    most ``max_seeds`` seeds on the board, so a header that understates its table is refused."""
+
+    table: Any
+    max_seeds: int
+
+    def covers(self, state: State) -> bool:
+        return int(state.board.sum()) <= self.max_seeds and self.table.covers(state)
+
+    def outcome(self, state: State) -> int:
+        return self.table.outcome(state)
 
 
 def check_node(game: Game, table, claim: str, player: int, nid, state: State, moves: list, nodes) -> list:
