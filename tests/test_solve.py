@@ -276,6 +276,8 @@ def test_mancala_solve_and_check_end_to_end(tables, tmp_path, capsys):
         json.dumps(state.to_dict()),
     ]
     assert solve_main([*args, "--max-nodes", "300000"]) == 0
+    said = capsys.readouterr().out.splitlines()[0]  # issue 43: it said "from the initial position"
+    assert said.startswith("mancala solve: sadeqa_ii from the given position (--position), table")
     from mancala_envs.infra.results import read_result
 
     result = read_result(out / "solution.json")

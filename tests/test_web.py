@@ -191,6 +191,9 @@ def test_specs_are_bounded_and_never_name_files():
             bounded_spec(spec, 5, False)
     with pytest.raises(ValueError, match="depth"):
         bounded_spec("perfect:depth=9", 5, True)
+    for depth in ("²", "٣", "0"):  # issue 43: '²'.isdigit() held, then int('²') failed
+        with pytest.raises(ValueError, match=f"perfect depth must be in 1..6 here, not '{depth}'"):
+            bounded_spec(f"perfect:depth={depth}", 5, True)
 
 
 # ---------------------------------------------------------------- analysis

@@ -38,6 +38,7 @@ from mancala_envs.tablebase.proof import (
     ProofError,
     check_proof,
     end_result,
+    position_key,
     proof_game,
     read_header,
     write_proof,
@@ -165,9 +166,9 @@ def _solve(args: argparse.Namespace) -> int:
     def progress(depth: int, claim: str, nodes: int) -> None:  # one line, redrawn on a terminal
         print(f"\r  depth {depth:>3}  trying {claim:<4}  nodes {nodes:,}", end="", flush=True)
 
-    print(
-        f"{PROG}: {game.variant} from the initial position, table max_seeds={table.max_seeds} at {table.path}"
-    )
+    initial = position_key(root) == position_key(game.initial_state())
+    where = "the initial position" if initial else "the given position (--position)"
+    print(f"{PROG}: {game.variant} from {where}, table max_seeds={table.max_seeds} at {table.path}")
     solution = solve(game, table, root, progress=progress if sys.stdout.isatty() else None, **limits)
     if sys.stdout.isatty():
         print()

@@ -103,14 +103,21 @@ def header(game: Game, claim: str, root: int, max_seeds: int) -> dict[str, Any]:
 
 
 def write_proof(path: str | os.PathLike, head: dict[str, Any], nodes: Iterable[dict[str, Any]]) -> None:
-    """The header line, then one line per node (written to a temporary file, then renamed)."""
+    """The header line, then one line per node (written to a temporary file, then renamed); a
+    failed write (a full disk) removes the temporary file and raises ``OSError`` naming ``path``."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    with open_text(tmp, "w", compressed=path.suffix == ".gz") as fh:
-        fh.write(json.dumps(head) + "\n")
-        for node in nodes:
-            fh.write(json.dumps(node, separators=(",", ":")) + "\n")
-    os.replace(tmp, path)
+    try:
+        with open_text(tmp, "w", compressed=path.suffix == ".gz") as fh:
+            fh.write(json.dumps(head) + "\n")
+            for node in nodes:
+                fh.write(json.dumps(node, separators=(",", ":")) + "\n")
+        os.replace(tmp, path)
+    except BaseException as e:  # a full disk, an interrupt: no partial file, and the error names the proof
+        tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise OSError(e.errno, e.strerror or str(e), os.fspath(path)) from None
+        raise
 
 
 def nesting(line: str) -> int:
