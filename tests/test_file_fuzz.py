@@ -274,7 +274,8 @@ def position_view(d: dict) -> dict:
 @given(data=st.data())
 def test_mutated_opening_suites(openings: Path, data: Any) -> None:
     game = get_game("sadeqa_ii")
-    lines = [json.loads(line) for line in openings.read_text().splitlines()]
+    # the lines without the header: a file without a digest, each line checked on its own
+    lines = [json.loads(line) for line in openings.read_text().splitlines()[1:]]
     i = data.draw(st.integers(0, len(lines) - 1))
     original = lines[i]
     lines[i] = data.draw(json_mutations(lines[i]))
