@@ -415,7 +415,7 @@ def test_a_header_that_understates_its_table_does_not_hold(sadeqa_proof, tmp_pat
     """``max_seeds`` 0 in the header of a proof with table leaves: the table it names covers none."""
     _, tb, path = sadeqa_proof
     assert any(child == "table" for node in read_nodes(path) for _, child in node["moves"])
-    bad = tamper(path, tmp_path, lambda head, nodes: head["table"].update(max_seeds=0))
+    bad = tamper(path, tmp_path, lambda head, nodes: head.update(table={"max_seeds": 0}))  # no fingerprint
     with pytest.raises(ProofError, match="the table does not cover"):
         check_proof(bad, tb)
 
@@ -453,3 +453,104 @@ def test_a_huge_line_is_refused_without_reading_it_whole(sadeqa_proof, tmp_path,
     err = capsys.readouterr().err
     assert code == (2 if where == "header" else 1) and err.count("\n") == 1
     assert f"longer than {MAX_LINE:,} characters" in err
+
+
+# ---------------------------------------------------------------- issue 43: which table, which solution
+
+
+@pytest.fixture(scope="module")
+def solved(tables, tmp_path_factory):
+    """``mancala solve --position`` on a reduced Sadeqa II position with the 8-seed table: its
+    output folder (proofs, first-moves/, solution.json)."""
+    game, small, _ = tables["sadeqa_ii"]
+    state = positions(game, small, (11, 12), 1, seed=11)[0]
+    out = tmp_path_factory.mktemp("solved") / "out"
+    argv = ["sadeqa_ii", "--table", str(small.path), "--out", str(out), "--max-nodes", "300000",
+            "--position", json.dumps(state.to_dict())]  # fmt: skip
+    assert solve_main(argv) == 0
+    return out
+
+
+def test_a_proof_names_its_table_and_refuses_an_edited_one(tables, solved, tmp_path, capsys):
+    """Issue 43: a table whose values were edited and whose CRCs were recomputed checked a proof
+    the genuine table refuses; the proof now records its table's fingerprint."""
+    import shutil
+
+    from mancala_envs.tablebase import store
+
+    game, small, big = tables["sadeqa_ii"]
+    proof = sorted(solved.glob("proof-*.jsonl.gz"))[0]
+    recorded = read_header(proof)["table"]
+    assert recorded == {"max_seeds": 8, "fingerprint": small.fingerprint()}
+    assert big.fingerprint(8) == small.fingerprint()  # a larger table of the game serves as well
+    assert solve_main(["--check", str(proof), "--table", str(big.path)]) == 0
+    assert f"fingerprint {small.fingerprint()[:16]}" in capsys.readouterr().out
+    edited = tmp_path / "edited"
+    shutil.copytree(small.path, edited)
+    head = store.read_header(edited)
+    values = np.memmap(edited / store.VALUES, dtype=np.int8, mode="r+")
+    values[-1] = values[-1] + 1  # a value of layer 8, then its checksum made to match
+    values.flush()
+    positions_8 = head["layers"][8]["positions"]
+    head["layers"][8]["crc32"][store.VALUES] = store.crc32(np.asarray(values[-2 * positions_8 :]))
+    store.write_header(edited, head)
+    assert tablebase.load(edited, game, verify=True).max_seeds == 8  # its checksums hold
+    assert solve_main(["--check", str(proof), "--table", str(edited)]) == 1
+    err = capsys.readouterr().err
+    assert "the proof does not hold: the proof rests on a table whose layers 0..8" in err
+    assert recorded["fingerprint"] in err and str(edited) in err
+
+
+def edit_solution(path, change) -> None:
+    """``change(result)`` applied to a solution.json, its own checksum recomputed (as an editor could)."""
+    from mancala_envs.infra.results import read_result, write_result
+
+    result = read_result(path)
+    change(result)
+    write_result(path, result)
+
+
+def test_check_compares_the_proof_with_its_solution(tables, solved, tmp_path, capsys):
+    """Issue 43: solution.json could be edited to say the opposite of its proof (its sha256
+    recomputed) and nothing compared them."""
+    import shutil
+
+    _, small, _ = tables["sadeqa_ii"]
+    out = tmp_path / "out"
+    shutil.copytree(solved, out)
+    proof = sorted(out.glob("proof-*.jsonl.gz"))[0]
+    check = ["--check", str(proof), "--table", str(small.path)]
+    assert solve_main(check) == 0
+    assert "solution.json agrees" in capsys.readouterr().out
+
+    def flip(result):  # the value of the player to move turned around, statement and all
+        value = -1 if result["value"] == 1 else 1
+        result.update(value=value, bounds=[value, value], statement=f"player_{result['player']} flipped")
+
+    edit_solution(out / "solution.json", flip)
+    assert solve_main(check) == 1
+    assert "disagrees with it: its bounds" in capsys.readouterr().err
+    shutil.copy(solved / "solution.json", out / "solution.json")
+    edit_solution(out / "solution.json", lambda r: r.update(statement=r["statement"].replace("wins", "loses")
+                                                                    .replace("draws", "loses")))  # fmt: skip
+    assert solve_main(check) == 1
+    assert "its statement" in capsys.readouterr().err
+    shutil.copy(solved / "solution.json", out / "solution.json")
+    edit_solution(out / "solution.json", lambda r: r.update(proofs=[]))
+    assert solve_main(check) == 1
+    assert f"it does not list {proof.name}" in capsys.readouterr().err
+    firsts = sorted((solved / "first-moves").glob("*.jsonl.gz"))
+    if firsts:  # a first move's value, for the player choosing it
+        shutil.copy(solved / "solution.json", out / "solution.json")
+
+        def flip_first(result):
+            for move in result["first_moves"]["moves"]:
+                if any(p["file"] == firsts[0].name for p in move.get("proofs", [])):
+                    move["value_for_chooser"] = -move["value_for_chooser"] if move["value_for_chooser"] else 1
+
+        edit_solution(out / "solution.json", flip_first)
+        assert (
+            solve_main(["--check", str(out / "first-moves" / firsts[0].name), "--table", str(small.path)])
+            == 1
+        )
+        assert "its value after the moves" in capsys.readouterr().err

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mancala_envs.game import Game, get_game, outcome
+from mancala_envs.infra.config_files import is_sha256
 from mancala_envs.state import State
 
 FORMAT, VERSION = "mancala_envs.proof", 1
@@ -33,6 +34,7 @@ LEAVES = ("end", "table")
 MAX_LINE = 1 << 20  # characters of one line: a node takes well under a kilobyte
 MAX_NESTING = 16  # brackets deep: a node line nests 4 deep
 HEADER_KEYS = frozenset({"format", "version", "game", "params", "claim", "root", "table"})
+TABLE_KEYS = frozenset({"max_seeds", "fingerprint"})
 
 
 def satisfies(claim: str, result: int) -> bool:
@@ -73,6 +75,7 @@ class Verdict:
     claim: str
     nodes: int
     max_seeds: int
+    fingerprint: str | None = None  # of the table the proof rests on; None in a proof from before them
 
     @property
     def from_initial_position(self) -> bool:
@@ -90,7 +93,14 @@ def open_text(path: str | os.PathLike, mode: str, compressed: bool | None = None
     return open(path, mode, encoding="utf-8")
 
 
-def header(game: Game, claim: str, root: int, max_seeds: int) -> dict[str, Any]:
+def header(
+    game: Game, claim: str, root: int, max_seeds: int, fingerprint: str | None = None
+) -> dict[str, Any]:
+    """A proof's header line; ``fingerprint``: that of the table's layers ``0..max_seeds``
+    (:meth:`~mancala_envs.tablebase.Tablebase.fingerprint`), the table the proof rests on."""
+    table: dict[str, Any] = {"max_seeds": int(max_seeds)}
+    if fingerprint is not None:
+        table["fingerprint"] = fingerprint
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -98,7 +108,7 @@ def header(game: Game, claim: str, root: int, max_seeds: int) -> dict[str, Any]:
         "params": {k: v for k, v in game.params.items() if k != "max_plies"},
         "claim": claim,
         "root": root,
-        "table": {"max_seeds": int(max_seeds)},
+        "table": table,
     }
 
 
@@ -185,8 +195,12 @@ def proof_game(path: str | os.PathLike, head: dict[str, Any]) -> tuple[Game, int
         game = get_game(head["game"], **params)
     except (TypeError, ValueError) as e:
         raise ProofError(f"{path}: the header names no game of this library ({e})") from None
-    if not isinstance(table, dict) or set(table) != {"max_seeds"}:
-        raise ProofError(f'{path}: table must be {{"max_seeds": K}}, got {table!r}')
+    if not isinstance(table, dict) or "max_seeds" not in table or not set(table) <= TABLE_KEYS:
+        raise ProofError(f'{path}: table must be {{"max_seeds": K, "fingerprint": F}}, got {table!r}')
+    if "fingerprint" in table and not is_sha256(table["fingerprint"]):
+        raise ProofError(
+            f"{path}: table.fingerprint must be 64 lowercase hex digits, got {table['fingerprint']!r}"
+        )
     need = table["max_seeds"]
     if not isinstance(need, int) or isinstance(need, bool) or not 0 <= need <= game.total_seeds:
         raise ProofError(
@@ -226,6 +240,7 @@ def check_proof(path: str | os.PathLike, table) -> Verdict:
         raise ProofError(f"the table is for {table.game!r}, the proof for {game!r}")
     if table.max_seeds < need:
         raise ProofError(f"the proof needs a table of max_seeds >= {need!r}; this one has {table.max_seeds}")
+    check_fingerprint(head["table"], table)
     nodes: dict[Any, tuple[State, list]] = {}
     for node in read_nodes(path):
         nid = node.get("id")
@@ -251,7 +266,23 @@ def check_proof(path: str | os.PathLike, table) -> Verdict:
         edges[nid] = check_node(game, within, claim, player, nid, state, moves, nodes)
     if strict(claim):
         check_no_cycle(edges, claim)
-    return Verdict(game, nodes[root][0], claim, len(nodes), int(need))
+    return Verdict(game, nodes[root][0], claim, len(nodes), int(need), head["table"].get("fingerprint"))
+
+
+def check_fingerprint(recorded: dict[str, Any], table) -> None:
+    """``ProofError`` naming the table the proof needs when ``table``'s layers ``0..max_seeds``
+    are not those of the table the proof was made with (``recorded``: the header's ``table``; a
+    proof from before fingerprints records none, and a table without a header has none)."""
+    if "fingerprint" not in recorded or not hasattr(table, "fingerprint"):
+        return
+    need, want = recorded["max_seeds"], recorded["fingerprint"]
+    have = table.fingerprint(need)
+    if have != want:
+        raise ProofError(
+            f"the proof rests on a table whose layers 0..{need} have the fingerprint {want}; those of the "
+            f"table at {getattr(table, 'path', table)} have {have}: another table (edited values?); check "
+            "the proof with the table it was made with"
+        )
 
 
 @dataclass(frozen=True)
