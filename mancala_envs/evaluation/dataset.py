@@ -317,10 +317,11 @@ def write_dataset(
         raise ValueError(
             f"a dataset {dataset_id!r} already exists in {root} ({target}); choose another id or version"
         )
-    suite = resolve_suite(game, openings)
-    for spec in (learner, opponent):  # a missing model file fails here, before a table is built
-        make_agent(spec, seed=0).act(game, suite[0])
-    table = resolve_tablebase(game, tablebase, max_seeds)
+    with interrupts.deferred_interrupts():  # numba runs here too: a signal waits for the end of the block
+        suite = resolve_suite(game, openings)
+        for spec in (learner, opponent):  # a missing model file fails here, before a table is built
+            make_agent(spec, seed=0).act(game, suite[0])
+    table = resolve_tablebase(game, tablebase, max_seeds)  # a build defers signals itself
 
     with interrupts.deferred_interrupts():  # a signal stops at a move, never inside numba or h5py
         buffers, episode_meta, skipped = play_suite(game, learner, opponent, suite, table, seed, progress)
