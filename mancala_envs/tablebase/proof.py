@@ -33,6 +33,7 @@ CLAIMS = (">=1", ">=0", "<=0", "<=-1")
 LEAVES = ("end", "table")
 MAX_LINE = 1 << 20  # characters of one line: a node takes well under a kilobyte
 MAX_NESTING = 16  # brackets deep: a node line nests 4 deep
+MAX_BRACKETS = 256  # a line with fewer brackets parses safely as it is (no deeper than the parser's limit)
 HEADER_KEYS = frozenset({"format", "version", "game", "params", "claim", "root", "table"})
 TABLE_KEYS = frozenset({"max_seeds", "fingerprint"})
 
@@ -150,14 +151,15 @@ def nesting(line: str) -> int:
 def parse_line(path: str | os.PathLike, number: int, line: str) -> Any:
     """One line of a proof file as JSON: ``ProofError`` naming the line when it is longer than
     :data:`MAX_LINE` (checked as it is read, so a gigabyte line is never held) or nests deeper than
-    :data:`MAX_NESTING` (checked before parsing: no ``RecursionError``), or is not JSON."""
+    :data:`MAX_NESTING` (measured before parsing when it holds over :data:`MAX_BRACKETS` brackets: no
+    ``RecursionError``), or is not JSON."""
     if len(line) > MAX_LINE:
         raise ProofError(f"{path}, line {number}: longer than {MAX_LINE:,} characters; not a proof line")
-    if line.count("[") + line.count("{") > MAX_NESTING and nesting(line) > MAX_NESTING:
+    if line.count("[") + line.count("{") > MAX_BRACKETS and nesting(line) > MAX_NESTING:
         raise ProofError(f"{path}, line {number}: nested more than {MAX_NESTING} deep; not a proof line")
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ProofError(f"{path}, line {number}: not valid JSON") from None
 
 
