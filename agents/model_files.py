@@ -6,10 +6,12 @@ Config keys: ``format`` (``"mancala_envs.policy"``), ``version``, ``algorithm``
 (``"MaskablePPO"``), ``game`` and ``params``, ``observation`` (``"counts"`` or ``"fractions"``),
 ``observation_size``, ``num_actions``, ``net_arch``, ``features`` (``{"name": ..., "kwargs": ...}``,
 a name of :data:`mancala_envs.agents.policies.features.EXTRACTORS`), ``sha256`` (the SHA-256 of the
-``.pt`` file's bytes, checked before the weights are read) and, for the reader, ``trained`` (steps,
-command, revision). :mod:`mancala_envs.agents.policies.network` builds, validates
+``.pt`` file's bytes, checked before the weights are read), ``digest`` (:func:`config_digest`: the
+SHA-256 of the rest of the config and of the weights, so an edited setting is refused) and, for the
+reader, ``trained`` (steps, command, revision). :mod:`mancala_envs.agents.policies.network` builds, validates
 (:func:`~mancala_envs.agents.policies.network.validate_policy_config`) and loads the policy of a
-pair. A pair without ``sha256`` (written before the checksums, release 0.2.0 and earlier) loads with an
+pair. A pair without ``sha256`` (written before the checksums, release 0.2.0 and earlier) or without
+``digest`` (written before digests) loads with an
 :class:`~mancala_envs.infra.config_files.UncheckedFileWarning`.
 
 sb3-contrib's own ``.zip`` checkpoints are pickles: :func:`load_zip` opens one only when the
@@ -103,8 +105,9 @@ def save_pair(
     torch.save({k: v.detach().cpu() for k, v in module.state_dict().items()}, buf)
     data = buf.getvalue()
     atomic_write(pt_path, data)
-    rest = {k: v for k, v in config.items() if k not in ("format", "version", "sha256")}
-    stamped = {"format": fmt, "version": version, **rest, "sha256": sha256_hex(data)}
+    rest = {k: v for k, v in config.items() if k not in ("format", "version", "digest", "sha256")}
+    stamped = {"format": fmt, "version": version, **rest}
+    stamped = {**stamped, "digest": config_digest(stamped, data), "sha256": sha256_hex(data)}
     atomic_write(json_path, json.dumps(stamped, indent=2) + "\n")
     return json_path, pt_path
 
@@ -163,6 +166,7 @@ def load_pair(
             f"{pt_path}: not the weights of this {kind}: {len(data)} bytes, the network of "
             f"{json_path.name} has {need} bytes of weights"
         )
+    check_digest(json_path, config, data, kind)
     try:
         module = build(config)
         module.load_state_dict(torch.load(io.BytesIO(data), map_location="cpu", weights_only=True))
@@ -171,13 +175,43 @@ def load_pair(
     return module, config
 
 
+def config_digest(config: dict[str, Any], weights: bytes) -> str:
+    """The ``digest`` of a model file: the SHA-256 of its JSON config without ``digest`` and
+    ``sha256`` (canonical: keys sorted, no spaces) and of its weights' bytes, so that it covers
+    everything that changes play (a network's ``scale``, the search's ``sims``) as well as the
+    weights."""
+    body = {k: v for k, v in config.items() if k not in ("digest", "sha256")}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return sha256_hex(text.encode() + b"\0" + weights)
+
+
+def check_digest(json_path: Path, config: dict[str, Any], weights: bytes, kind: str) -> None:
+    """``ValueError`` naming ``json_path`` when its ``digest`` is not :func:`config_digest` of the
+    pair (an edited config); a file from before digests (none recorded) loads with an
+    :class:`UncheckedFileWarning`."""
+    if "digest" not in config:
+        warnings.warn(
+            f"{json_path} records no digest of its config (written before digests): its settings are "
+            "loaded unchecked; save the model again to add one",
+            UncheckedFileWarning,
+            stacklevel=4,
+        )
+    elif config_digest(config, weights) != config["digest"]:
+        raise ValueError(
+            f"{json_path}: this {kind} config was changed after it was saved: its digest differs from "
+            "the one it records (an edited or damaged file)"
+        )
+
+
 def check_file_record(config: dict[str, Any]) -> None:
     """The fields every model file shares beside its network: ``trained`` (an object, for the
-    reader) and ``sha256`` (a SHA-256 hex digest), each optional; ``ValueError`` naming the field."""
+    reader), ``digest`` and ``sha256`` (SHA-256 hex digests), each optional; ``ValueError`` naming
+    the field."""
     if "trained" in config and not isinstance(config["trained"], dict):
         raise ValueError(f"trained must be an object, got {config['trained']!r}")
-    if "sha256" in config and not is_sha256(config["sha256"]):
-        raise ValueError(f"sha256 must be 64 lowercase hex digits, got {config['sha256']!r}")
+    for key in ("digest", "sha256"):
+        if key in config and not is_sha256(config[key]):
+            raise ValueError(f"{key} must be 64 lowercase hex digits, got {config[key]!r}")
 
 
 def config_game(config: dict[str, Any]) -> Any:

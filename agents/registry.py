@@ -5,6 +5,7 @@ A spec is a name, optionally followed by ``:`` and comma-separated ``key=value``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -25,14 +26,16 @@ from mancala_envs.game import check_seed
 
 
 def _integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not an integer") from None
+    """``text`` as an integer written in ASCII digits (``int`` alone also reads ``'٣'`` or ``'1_0'``)."""
+    if re.fullmatch(r"[+-]?[0-9]+", text) is None:
+        raise ValueError(f"{text!r} is not an integer")
+    return int(text)
 
 
 def _number(text: str) -> float:
     try:
+        if not text.isascii() or "_" in text:
+            raise ValueError
         value = float(text)
     except ValueError:
         raise ValueError(f"{text!r} is not a number") from None

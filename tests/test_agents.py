@@ -116,6 +116,11 @@ def test_make_agent_builds_each_spec(spec, cls, attrs, name):
         ("mcts:simulations=3", "accepted: sims, c, time"),
         ("random:x=1", "accepted: none"),
         ("minimax:depth=four", "'four' is not an integer"),
+        ("minimax:depth=٣", "'٣' is not an integer"),  # issue 43: int() reads other scripts' digits
+        ("perfect:depth=²", "'²' is not an integer"),
+        ("minimax:depth=1_0", "'1_0' is not an integer"),
+        ("minimax:time=½", "'½' is not a number"),
+        ("mcts:c=1_0", "'1_0' is not a number"),
         ("minimax:depth=0", "depth must be an integer in 1..60"),
         ("mcts:sims=-5", "sims must be an integer in 1..10000000"),
         ("mcts:sims=100000000000000000000", "sims must be an integer in 1.."),

@@ -20,7 +20,7 @@ from mancala_envs.agents.alphazero.network import (
     torch_evaluator,
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch
-from mancala_envs.agents.model_files import config_game
+from mancala_envs.agents.model_files import config_digest, config_game
 from mancala_envs.agents.registry import make_agent
 from mancala_envs.evaluation.arena import play_match
 
@@ -146,11 +146,13 @@ def test_search_setting_of_the_model_is_read_and_checked(model, game, tmp_path):
     agent.act(game, s)
     assert [x.settle_decided for x in agent._searches.values()] == [True]
     config = json.loads(path.read_text())
+    weights = path.with_suffix(".pt").read_bytes()
     for value, expect in ((False, [False]), ("false", None)):
         config["search"]["settle_decided"] = value
+        config["digest"] = config_digest(config, weights)  # an edit made on purpose: digest recomputed
         copy = tmp_path / f"m{expect is None}.json"
         copy.write_text(json.dumps(config))
-        copy.with_suffix(".pt").write_bytes(path.with_suffix(".pt").read_bytes())
+        copy.with_suffix(".pt").write_bytes(weights)
         if expect is None:  # refused when the file is loaded (every field is checked on load)
             with pytest.raises(ValueError, match="settle_decided must be true or false"):
                 make_agent(f"az:path={copy},sims=4").act(game, s)

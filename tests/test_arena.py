@@ -404,3 +404,30 @@ def test_random_games_are_not_all_alike():
         (r.winner, r.plies) for r in (play_game(game, RandomAgent(), RandomAgent(), seed=s) for s in range(6))
     }
     assert len(ends) > 1
+
+
+# ---------------------------------------------------------------- issue 43: records are replayed
+
+TAMPERINGS = {
+    "winner flipped": lambda d: {**d, "winner": 1 - d["winner"]},
+    "first move illegal": lambda d: {**d, "moves": [99, *d["moves"][1:]]},
+    "plies changed": lambda d: {**d, "plies": d["plies"] + 2},
+    "captured changed": lambda d: {**d, "captured": [d["captured"][0] + 1, d["captured"][1] - 1]},
+}
+
+
+@pytest.mark.parametrize("change", TAMPERINGS)
+def test_every_reader_refuses_a_tampered_record_naming_its_line(tmp_path, change):
+    """Issue 43: load_records (the default reader, behind /api/records) parsed such a record without
+    replaying it, while ``mancala replay`` refused it."""
+    game = get_game("sadeqa_ii", max_plies=200)
+    recs = [play_game(game, "greedy", "random", seed=s) for s in range(3)]
+    recs = [r for r in recs if r.winner in (0, 1)]
+    lines = [r.to_dict() for r in recs]
+    lines[1] = TAMPERINGS[change](lines[1])
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in lines))
+    refused = r"games.jsonl, line 2: .*(illegal|does not end as the record says)"
+    with pytest.raises(ValueError, match=refused):
+        load_records(path)
+    assert len(load_records(path, verify=False)) == len(lines)  # parsing alone is still there

@@ -17,7 +17,7 @@ import pytest
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.main import main as cli_main
 from mancala_envs.cli.tablebase import main as tablebase_main
-from mancala_envs.evaluation.arena import GameRecord
+from mancala_envs.evaluation.arena import play_game
 from mancala_envs.evaluation.evaluate import agent_spec
 from mancala_envs.tablebase import builder, store
 from mancala_envs.training.train_ppo import main as train_main
@@ -211,9 +211,8 @@ def test_tournament_resume_of_a_missing_folder_is_an_error(tmp_path, capsys):
 
 
 def record_line(seed: int = 0) -> str:
-    """A well-formed record line (not replayed: these errors come before any replay)."""
-    rec = GameRecord("sadeqa_ii", {}, seed, ("random", "random"), (0, 0), 0, [], None, 0, (0, 0), True)
-    return rec.to_json() + "\n"
+    """A well-formed record line of a real game (every reader replays it)."""
+    return play_game(get_game("sadeqa_ii", max_plies=60), "random", "random", seed=seed).to_json() + "\n"
 
 
 @pytest.mark.parametrize("text", ["{bad\n", "{bad", "not json at all\n"])

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ from mancala_envs.cli.main import main
 from mancala_envs.envs.single import SingleAgentEnv
 from mancala_envs.evaluation.dataset import INFO_FIELDS, load_dataset, write_dataset
 from mancala_envs.game import outcome
+from mancala_envs.infra import interrupts
 
 minari = pytest.importorskip("minari", reason="needs Minari: pip install -e '.[dataset]'")
 
@@ -198,3 +201,67 @@ def test_the_command_writes_a_dataset(tmp_path, table_dir, capsys):
     assert main(argv) == 2  # the same id again: one line, no traceback
     err = capsys.readouterr().err
     assert err.startswith("mancala: error: ") and "already exists" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ issue 43: openings, interrupts
+
+# Sadeqa II, opening 499 of the 5000-pair default suite: player 0 to move, and its move from hole 0
+# (greedy's: it captures) leaves player 1 no seed, which ends the game
+ENDING_OPENING = {"format": 1, "game": "sadeqa_ii", "params": {"max_plies": 1000},
+                  "board": [3, 1, 0, 1, 0, 0, 7, 0, 0, 0, 0, 0], "captured": [15, 9], "to_move": 0, "ply": 6,
+                  "last_action": 2, "first_move_pending": [False, False], "done": False, "truncated": False,
+                  "winner": None}  # fmt: skip
+
+
+def test_an_opening_the_opponent_ends_is_skipped_and_counted(tmp_path, capsys):
+    """Issue 43: `--openings 5000` crashed with 'the game ended before the learner's first move'."""
+    game = get_game("sadeqa_ii")
+    ending = game.state_from_dict(ENDING_OPENING)
+    suite = [game.initial_state(), ending]
+    dataset = write_dataset(game, "greedy", "greedy", tmp_path, "ns/skip-v0", openings=suite)
+    meta = dataset.storage.metadata["mancala"]
+    assert meta["skipped"] == [[1, 1]] and meta["pairs"] == 2  # the learner in seat 1 never moves
+    episode_meta = list(dataset.storage.get_episode_metadata(range(dataset.total_episodes)))
+    assert [(m["pair"], m["learner_seat"]) for m in episode_meta] == [(0, 0), (0, 1), (1, 0)]
+
+
+def signal_inside(monkeypatch, module, name: str, sig: int, done: list[str]) -> None:
+    """Replace ``module.name`` with a wrapper that sends ``sig`` to this process, then calls the
+    original and appends ``name`` to ``done`` once it has returned (an interrupt that is not
+    deferred raises before that, as it did inside a numba kernel or an h5py write)."""
+    original = getattr(module, name)
+
+    def wrapper(*args, **kwargs):
+        os.kill(os.getpid(), sig)
+        result = original(*args, **kwargs)
+        done.append(name)
+        return result
+
+    monkeypatch.setattr(module, name, wrapper)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_games_stops_at_the_next_move(tmp_path, monkeypatch, capsys, sig):
+    """Issue 43: a Ctrl-C mid-call (a numba kernel) could segfault; it now waits for the move to end,
+    then the command ends in one line and 130 / 143, nothing written."""
+    from mancala_envs.evaluation import dataset as module
+
+    done: list[str] = []
+    signal_inside(monkeypatch, module, "step_info", sig, done)
+    argv = ["dataset", "--game", GAME, "--learner", "greedy", "--opponent", "random", "--openings", "2",
+            "--out", str(tmp_path / "out"), "--no-progress"]  # fmt: skip
+    assert main(argv) == 128 + sig
+    assert done == ["step_info"]  # the call the signal came in finished; the next check stopped it
+    err = capsys.readouterr().err.strip()
+    stopped = interrupts.stopped(interrupts.Interrupted(sig))
+    assert err == f"mancala dataset: {stopped}; no dataset was written"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_signal_during_the_write_lets_it_finish_then_removes_it(tmp_path, monkeypatch):
+    done: list[str] = []
+    signal_inside(monkeypatch, minari, "create_dataset_from_buffers", signal.SIGINT, done)
+    with pytest.raises(KeyboardInterrupt):
+        write_dataset(GAME, "greedy", "random", tmp_path / "out", "ns/stop-v0", openings=1)
+    assert done == ["create_dataset_from_buffers"]  # h5py's write was not cut in the middle
+    assert not (tmp_path / "out").exists()  # nor is a dataset, or the folders made for it, left

@@ -60,6 +60,37 @@ def test_openings_errors(tmp_path):
         load_openings(other, sadeqa)
 
 
+def test_an_edited_or_repeated_opening_suite_is_refused(tmp_path):
+    """Issue 43: an opening's ``to_move``, ``ply`` or ``max_plies`` flipped was played as written, and
+    one opening repeated 6 times was reported as '4 pairs, 8 distinct'."""
+    import warnings
+
+    from mancala_envs.infra.config_files import UncheckedFileWarning
+
+    game = get_game("sadeqa_ii")
+    suite = random_openings(game, 4, seed=2)
+    path = tmp_path / "o.jsonl"
+    save_openings(path, suite)
+    header, *lines = path.read_text().splitlines()
+    for key, value in (("to_move", 1 - suite[1].to_move), ("ply", suite[1].ply + 1)):
+        edited = {**json.loads(lines[1]), key: value}
+        path.write_text("\n".join([header, lines[0], json.dumps(edited), *lines[2:]]) + "\n")
+        with pytest.raises(ValueError, match=r"o\.jsonl: the suite was changed after it was written"):
+            load_openings(path, game)
+    save_openings(path, [suite[0], *[suite[1]] * 6])
+    with pytest.raises(ValueError, match=r"o\.jsonl, line 4: the opening of line 3 again"):
+        load_openings(path, game)
+    with pytest.raises(ValueError, match="the opening of line 3 again"):
+        play_match(game, "greedy", "random", 8, openings=path)
+    path.write_text("".join(line + "\n" for line in lines))  # a suite without a header: checked per line
+    with pytest.warns(UncheckedFileWarning, match=r"o\.jsonl records no digest"):
+        assert load_openings(path, game) == suite
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        save_openings(path, suite)
+        assert load_openings(path, game) == suite
+
+
 def test_each_opening_is_played_twice_with_the_seats_swapped():
     game = get_game("en_dodoi", holes_per_row=6)
     res = play_match(game, "greedy", "minimax:depth=1", 20, seed=5)

@@ -1,11 +1,11 @@
-"""A fuzzed boundary for files: model pairs (JSON and weights), tablebase headers, game records and
-opening suites, each mutated (a field flipped, deleted, retyped or added; a byte of the weights
-flipped; a file truncated). The property: a load either returns the original meaning (the same
-weights and config, the same table, the same records or positions) or exactly what the mutated
-file says (model configs, records and openings carry no checksum of their own JSON, so an edit to
-allowed values is read as written, never coerced or defaulted; the weights always are the
-original ones), or raises a ``ValueError`` (the project's errors are of that
-family) — never another exception, never a silently different model or table.
+"""A fuzzed boundary for files: model pairs (JSON and weights), tablebase headers, game records,
+opening suites and proof headers, each mutated (a field flipped, deleted, retyped or added; a byte
+of the weights flipped; a file truncated). The property: a load either returns the original meaning
+(the same weights and config, the same table, the same records or positions, the same verdict) or
+exactly what the mutated file says (a file without its digest, such as an opening suite written by
+hand, is read as written, never coerced or defaulted; the weights always are the original ones), or
+raises a ``ValueError`` (the project's errors are of that family) — never another exception, never
+a silently different model or table.
 
 Loads run in this process, bounded by design rather than by a sandbox: a model config is measured
 on torch's ``meta`` device against the size of its weights file before anything is built, and a
@@ -116,10 +116,10 @@ def same(a: Any, b: Any) -> bool:
 
 
 def meaning(config: dict) -> dict:
-    """What a model config means for play: all of it but ``trained`` (for the reader),
-    ``sha256`` (deleted, the pair loads unchecked with a warning: the weights are compared) and
+    """What a model config means for play: all of it but ``trained`` (for the reader), ``digest``
+    and ``sha256`` (deleted, the pair loads unchecked with a warning: the weights are compared) and
     ``params.max_plies`` (a model plays any ``max_plies``)."""
-    out = {k: v for k, v in config.items() if k not in ("trained", "sha256")}
+    out = {k: v for k, v in config.items() if k not in ("trained", "digest", "sha256")}
     out["params"] = {k: v for k, v in config.get("params", {}).items() if k != "max_plies"}
     if isinstance(out.get("search"), dict):  # an az model from before settle_decided: True
         out["search"] = {"settle_decided": True, **out["search"]}
@@ -275,7 +275,8 @@ def position_view(d: dict) -> dict:
 @given(data=st.data())
 def test_mutated_opening_suites(openings: Path, data: Any) -> None:
     game = get_game("sadeqa_ii")
-    lines = [json.loads(line) for line in openings.read_text().splitlines()]
+    # the lines without the header: a file without a digest, each line checked on its own
+    lines = [json.loads(line) for line in openings.read_text().splitlines()[1:]]
     i = data.draw(st.integers(0, len(lines) - 1))
     original = lines[i]
     lines[i] = data.draw(json_mutations(lines[i]))
@@ -288,3 +289,51 @@ def test_mutated_opening_suites(openings: Path, data: Any) -> None:
     view = position_view(got[i].to_dict())
     assert same(view, position_view(lines[i])) or same(view, position_view(original))
     assert all(s.game == game for s in got)
+
+
+# --------------------------------------------------------------------------- proof headers
+
+
+@pytest.fixture(scope="module")
+def proof(tmp_path_factory: Any) -> tuple[Path, Any]:
+    """A checked proof of a Sadeqa II position of 10 seeds or fewer, with its 8-seed table."""
+    import numpy as np
+
+    from mancala_envs.tablebase.proof import check_proof, write_proof
+    from mancala_envs.tablebase.solve import solve
+
+    game = get_game("sadeqa_ii")
+    folder = tmp_path_factory.mktemp("proof")
+    table = tablebase.build(game, 8, folder / "tb")
+    rng = np.random.default_rng(5)
+    state = game.initial_state()
+    while state.seeds_on_board > 10:
+        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    solution = solve(game, table, state, max_nodes=100_000)
+    path = folder / "proof.jsonl"
+    write_proof(path, solution.proofs[0].header, solution.proofs[0].nodes)
+    check_proof(path, table)
+    return path, table
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_proof_headers(proof: tuple[Path, Any], data: Any) -> None:
+    """Issue 43: a header's ``table.max_seeds`` of 0, -7 or ``true`` was reported as the proof's
+    table, ``"table": "x"`` was an AttributeError."""
+    from mancala_envs.tablebase.proof import check_proof
+
+    path, table = proof
+    head, *nodes = path.read_text().splitlines()
+    original = json.loads(head)
+    mutated = data.draw(json_mutations(original))
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "proof.jsonl"
+        copy.write_text("\n".join([json.dumps(mutated), *nodes]) + "\n")
+        got = bounded(lambda: check_proof(copy, table))
+    if got is not None:  # the mutation left what the proof says as it was
+        assert (got.claim, got.max_seeds, got.fingerprint) == (
+            original["claim"],
+            original["table"]["max_seeds"],
+            mutated["table"].get("fingerprint"),
+        )

@@ -17,6 +17,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mancala_envs import get_game
@@ -176,3 +177,51 @@ def test_training_on_a_full_disk_ends_in_one_line_and_keeps_its_checkpoint(small
     assert json.loads((run_dir / "policy.json").read_text())["trained"]["steps"] == state["num_timesteps"]
     assert zipfile.ZipFile(run_dir / "model.zip").testzip() is None
     make_agent(f"policy:path={run_dir / 'policy.json'}")
+
+
+# ---------------------------------------------------------------------------- datasets
+
+
+def test_a_dataset_on_a_full_disk_ends_in_one_line_and_leaves_nothing(small_disk, capsys):
+    """Issue 43: h5py's RuntimeError (errno 28) came out as a traceback, and a partial ``mancala/...``
+    folder stayed behind."""
+    pytest.importorskip("minari", reason="needs Minari: pip install -e '.[dataset]'")
+    disk = small_disk(512)
+    out = disk / "datasets"
+    fill(disk, leave=16 * 1024)
+    argv = ["dataset", "--game", "sadeqa_ii", "--learner", "greedy", "--opponent", "random", "--openings",
+            "20", "--out", str(out), "--no-progress"]  # fmt: skip
+    assert cli_main(argv) == 2
+    line = one_error_line(capsys.readouterr().err, "mancala")
+    assert "No space left on device" in line and str(out / "mancala/sadeqa_ii/greedy-vs-random-v0") in line
+    assert sorted(p.name for p in disk.iterdir()) == ["filler"]  # no partial dataset, no empty folders
+
+
+# ---------------------------------------------------------------------------- proofs
+
+
+def test_a_proof_on_a_full_disk_ends_in_one_line_naming_it_and_leaves_no_tmp(small_disk, tmp_path, capsys):
+    """Issue 43: ``mancala solve`` on a full disk left a 0-byte ``proof-ge1.jsonl.gz.tmp`` and its
+    message did not name the file."""
+    from mancala_envs.cli.solve import main as solve_main
+    from mancala_envs.tablebase.proof import header, write_proof
+
+    table = build(GAME, 8, tmp_path / "tb")
+    rng = np.random.default_rng(3)
+    state = GAME.initial_state()
+    while state.seeds_on_board > 11:  # a position a few plies above the table: a small proof
+        state = GAME.apply(state, int(rng.choice(GAME.legal_actions(state))))
+    assert not state.is_over
+    disk = small_disk(64)
+    out = disk / "solved"
+    out.mkdir()
+    fill(disk)
+    argv = ["sadeqa_ii", "--table", str(table.path), "--out", str(out), "--no-first-moves",
+            "--position", json.dumps(state.to_dict())]  # fmt: skip
+    assert solve_main(argv) == 2
+    line = one_error_line(capsys.readouterr().err, "mancala solve")
+    assert "No space left on device" in line and f"{out}{os.sep}proof-" in line
+    assert list(out.iterdir()) == []  # no .tmp, no partial proof
+    with pytest.raises(OSError, match="No space left on device") as caught:  # write_proof itself
+        write_proof(out / "p.jsonl", header(GAME, ">=0", 0, 8), ({"id": i} for i in range(100_000)))
+    assert caught.value.filename == str(out / "p.jsonl") and list(out.iterdir()) == []

@@ -127,7 +127,56 @@ def test_shipped_models_carry_checksums(name):
         config = json.loads((model_files.MODELS_DIR / f"{stem}.json").read_text())
         weights = (model_files.MODELS_DIR / f"{stem}.pt").read_bytes()
         assert config["sha256"] == hashlib.sha256(weights).hexdigest()
+        assert config["digest"] == model_files.config_digest(config, weights)
         assert "trained" in config
+
+
+def copy_shipped(stem: str, folder: Path) -> Path:
+    for suffix in (".json", ".pt"):
+        shutil.copy(model_files.MODELS_DIR / f"{stem}{suffix}", folder / f"{stem}{suffix}")
+    return folder / f"{stem}.json"
+
+
+@pytest.mark.parametrize(
+    "stem, field, value",
+    [
+        ("az_sadeqa_ii", ("network", "scale"), 1000.0),
+        ("az_sadeqa_ii", ("search", "sims"), 1),
+        ("sadeqa_ii", ("features", "kwargs", "scale"), 11.0),
+        ("az_sadeqa_ii", ("trained", "positions"), 1),
+    ],
+)
+def test_an_edited_setting_fails_the_digest(stem, field, value, tmp_path):
+    """Issue 43: the checksum covered the weights only; ``network.scale`` 10 -> 1000 or
+    ``search.sims`` 16 -> 1 loaded without a word and changed the model's play."""
+    path = copy_shipped(stem, tmp_path)
+    config = json.loads(path.read_text())
+    where = config
+    for key in field[:-1]:
+        where = where[key]
+    assert where[field[-1]] != value
+    where[field[-1]] = value
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    load = load_network if stem.startswith("az_") else load_policy
+    with pytest.raises(ValueError, match=rf"{stem}\.json: this .* config was changed after it was saved"):
+        load(path)
+    with pytest.raises(ValueError, match="changed after it was saved"):
+        make_agent(f"{'az' if stem.startswith('az_') else 'policy'}:path={path}")
+
+
+@pytest.mark.parametrize("stem", ["az_sadeqa_ii", "sadeqa_ii"])
+def test_the_digest_covers_the_weights_too_and_an_old_file_loads_with_a_warning(stem, tmp_path):
+    path = copy_shipped(stem, tmp_path)
+    config = json.loads(path.read_text())
+    weights = path.with_suffix(".pt").read_bytes()
+    assert config["digest"] == model_files.config_digest(config, weights)
+    assert config["digest"] != model_files.config_digest(config, weights + b"\0")
+    del config["digest"]  # a file written before digests
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    load = load_network if stem.startswith("az_") else load_policy
+    with pytest.warns(UncheckedFileWarning, match=rf"{stem}\.json records no digest"):
+        _, loaded = load(path)
+    assert loaded == config
 
 
 def test_a_file_without_a_checksum_loads_with_a_warning_and_plays(tmp_path):

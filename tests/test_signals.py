@@ -146,6 +146,22 @@ PPO = ["--total-timesteps", "10000000", "--num-envs", "8", "--n-steps", "128", "
        "--no-progress-bar", "--seed", "3"]  # fmt: skip
 
 
+def test_sigterm_before_the_first_layer_says_none_was_finished(tmp_path, monkeypatch, capsys):
+    """Issue 43: a SIGTERM before any layer was done said 'layers 0..-1 are kept'."""
+    from mancala_envs.cli import tablebase as cli_tablebase
+
+    def stopped_at_once(*args, **kwargs):
+        raise interrupts.Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(cli_tablebase, "build", stopped_at_once)
+    out = tmp_path / "tb"
+    argv = ["tablebase", "build", "sadeqa_ii", "--max-seeds", "6", "--out", str(out), "--quiet"]
+    assert cli_main(argv) == 143
+    err = capsys.readouterr().err.strip()
+    kept = f"no layer was finished yet in {out}; run again to build it"
+    assert err == f"mancala tablebase: interrupted by SIGTERM; {kept}"
+
+
 def test_sigterm_checkpoints_ppo_training_and_resume_continues(tmp_path, capsys):
     from mancala_envs.training.train_ppo import main as train_main
 

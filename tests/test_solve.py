@@ -249,7 +249,7 @@ def test_a_win_proof_that_cycles_is_refused_and_a_draw_proof_may(tmp_path):
                 moves = [[b, nxt if b == a else "table"] for b in game.legal_actions(s)]
             nodes.append({"id": i, "state": s.to_dict(), "claim": claim, "moves": moves})
         path = tmp_path / f"cycle{claim}.jsonl"
-        write_proof(path, header(game, claim, 0, 99), nodes)
+        write_proof(path, header(game, claim, 0, game.total_seeds), nodes)
         if claim == ">=0":
             assert check_proof(path, table).claim == ">=0"
         else:
@@ -276,6 +276,8 @@ def test_mancala_solve_and_check_end_to_end(tables, tmp_path, capsys):
         json.dumps(state.to_dict()),
     ]
     assert solve_main([*args, "--max-nodes", "300000"]) == 0
+    said = capsys.readouterr().out.splitlines()[0]  # issue 43: it said "from the initial position"
+    assert said.startswith("mancala solve: sadeqa_ii from the given position (--position), table")
     from mancala_envs.infra.results import read_result
 
     result = read_result(out / "solution.json")
@@ -350,3 +352,205 @@ def test_bad_solve_input_is_refused_with_a_message(tables, capsys):
     with pytest.raises(ValueError, match="over"):
         finished = game.state_from(board=[0] * 12, captured=[20, 16], to_move=0)
         solve(game, small, finished)
+
+
+# ---------------------------------------------------------------- issue 43: a fuzz of the proof header
+
+DEEP = 100_000
+
+
+def raw_proof(path, head_line: str, node_lines: list[str]):
+    """A proof file written as given, header line first (gzip for a ``.gz`` name)."""
+    text = "\n".join([head_line, *node_lines]) + "\n"
+    if path.suffix == ".gz":
+        with gzip.open(path, "wt", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "table, says",
+    [
+        ({"max_seeds": -7}, "table.max_seeds must be an integer in 0..36"),
+        ({"max_seeds": True}, "table.max_seeds must be an integer"),
+        ({"max_seeds": 1.5}, "table.max_seeds must be an integer"),
+        ({"max_seeds": 37}, "table.max_seeds must be an integer in 0..36"),
+        ("x", "table must be"),
+        ({"max_seeds": 10, "extra": 1}, "table must be"),
+        (None, "table must be"),
+    ],
+)
+def test_a_bad_header_table_is_refused_in_one_line(sadeqa_proof, tmp_path, capsys, table, says):
+    """Issue 43: ``--check`` reported ``max_seeds`` -7 or ``true`` as the table of a holding proof,
+    and ``"table": "x"`` was an AttributeError traceback."""
+    _, tb, path = sadeqa_proof
+    bad = tamper(path, tmp_path, lambda head, nodes: head.update(table=table))
+    assert solve_main(["--check", str(bad), "--table", str(tb.path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mancala solve: error: ") and err.count("\n") == 1 and says in err
+    with pytest.raises(ProofError, match=says):
+        check_proof(bad, tb)
+
+
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda head: head.update(root="0"), "root must be a node id"),
+        (lambda head: head.update(params={"holes_per_row": "6"}), "params must be integers"),
+        (lambda head: head.update(params={"holes": 6}), "names no game"),
+        (lambda head: head.update(surprise=1), "unknown header field 'surprise'"),
+        (lambda head: head.update(claim=">=2"), "claim must be one of"),
+    ],
+)
+def test_other_bad_header_fields_are_refused_naming_them(sadeqa_proof, tmp_path, capsys, change, says):
+    _, tb, path = sadeqa_proof
+    bad = tamper(path, tmp_path, lambda head, nodes: change(head))
+    assert solve_main(["--check", str(bad), "--table", str(tb.path)]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_header_that_understates_its_table_does_not_hold(sadeqa_proof, tmp_path):
+    """``max_seeds`` 0 in the header of a proof with table leaves: the table it names covers none."""
+    _, tb, path = sadeqa_proof
+    assert any(child == "table" for node in read_nodes(path) for _, child in node["moves"])
+    bad = tamper(path, tmp_path, lambda head, nodes: head.update(table={"max_seeds": 0}))  # no fingerprint
+    with pytest.raises(ProofError, match="the table does not cover"):
+        check_proof(bad, tb)
+
+
+@pytest.mark.parametrize("where", ["header", "node"])
+def test_deep_nesting_is_refused_before_parsing(sadeqa_proof, tmp_path, capsys, where):
+    """Issue 43: a header or node nested 100,000 deep was a RecursionError traceback."""
+    _, tb, path = sadeqa_proof
+    deep = '{"a":' * DEEP + "1" + "}" * DEEP
+    lines = path.read_text().splitlines()
+    if where == "header":
+        lines[0] = deep
+    else:
+        lines[1] = deep
+    bad = raw_proof(tmp_path / "deep.jsonl", lines[0], lines[1:])
+    code = solve_main(["--check", str(bad), "--table", str(tb.path)])
+    err = capsys.readouterr().err
+    assert code == (2 if where == "header" else 1) and err.count("\n") == 1
+    assert f"line {1 if where == 'header' else 2}: nested more than" in err
+
+
+@pytest.mark.parametrize("where", ["header", "node"])
+def test_a_huge_line_is_refused_without_reading_it_whole(sadeqa_proof, tmp_path, capsys, where):
+    """Issue 43: a gzip of one 1.5 GB line drove memory to 3 GB before the error; lines are read
+    at most MAX_LINE characters at a time (here a line of 8 MiB, a few kilobytes compressed)."""
+    from mancala_envs.tablebase.proof import MAX_LINE
+
+    _, tb, path = sadeqa_proof
+    huge = '{"a":"' + "x" * (8 * MAX_LINE) + '"}'
+    lines = path.read_text().splitlines()
+    lines[0 if where == "header" else 1] = huge
+    bad = raw_proof(tmp_path / "huge.jsonl.gz", lines[0], lines[1:])
+    assert bad.stat().st_size < 100_000
+    code = solve_main(["--check", str(bad), "--table", str(tb.path)])
+    err = capsys.readouterr().err
+    assert code == (2 if where == "header" else 1) and err.count("\n") == 1
+    assert f"longer than {MAX_LINE:,} characters" in err
+
+
+# ---------------------------------------------------------------- issue 43: which table, which solution
+
+
+@pytest.fixture(scope="module")
+def solved(tables, tmp_path_factory):
+    """``mancala solve --position`` on a reduced Sadeqa II position with the 8-seed table: its
+    output folder (proofs, first-moves/, solution.json)."""
+    game, small, _ = tables["sadeqa_ii"]
+    state = positions(game, small, (11, 12), 1, seed=11)[0]
+    out = tmp_path_factory.mktemp("solved") / "out"
+    argv = ["sadeqa_ii", "--table", str(small.path), "--out", str(out), "--max-nodes", "300000",
+            "--position", json.dumps(state.to_dict())]  # fmt: skip
+    assert solve_main(argv) == 0
+    return out
+
+
+def test_a_proof_names_its_table_and_refuses_an_edited_one(tables, solved, tmp_path, capsys):
+    """Issue 43: a table whose values were edited and whose CRCs were recomputed checked a proof
+    the genuine table refuses; the proof now records its table's fingerprint."""
+    import shutil
+
+    from mancala_envs.tablebase import store
+
+    game, small, big = tables["sadeqa_ii"]
+    proof = sorted(solved.glob("proof-*.jsonl.gz"))[0]
+    recorded = read_header(proof)["table"]
+    assert recorded == {"max_seeds": 8, "fingerprint": small.fingerprint()}
+    assert big.fingerprint(8) == small.fingerprint()  # a larger table of the game serves as well
+    assert solve_main(["--check", str(proof), "--table", str(big.path)]) == 0
+    assert f"fingerprint {small.fingerprint()[:16]}" in capsys.readouterr().out
+    edited = tmp_path / "edited"
+    shutil.copytree(small.path, edited)
+    head = store.read_header(edited)
+    values = np.memmap(edited / store.VALUES, dtype=np.int8, mode="r+")
+    values[-1] = values[-1] + 1  # a value of layer 8, then its checksum made to match
+    values.flush()
+    positions_8 = head["layers"][8]["positions"]
+    head["layers"][8]["crc32"][store.VALUES] = store.crc32(np.asarray(values[-2 * positions_8 :]))
+    store.write_header(edited, head)
+    assert tablebase.load(edited, game, verify=True).max_seeds == 8  # its checksums hold
+    assert solve_main(["--check", str(proof), "--table", str(edited)]) == 1
+    err = capsys.readouterr().err
+    assert "the proof does not hold: the proof rests on a table whose layers 0..8" in err
+    assert recorded["fingerprint"] in err and str(edited) in err
+
+
+def edit_solution(path, change) -> None:
+    """``change(result)`` applied to a solution.json, its own checksum recomputed (as an editor could)."""
+    from mancala_envs.infra.results import read_result, write_result
+
+    result = read_result(path)
+    change(result)
+    write_result(path, result)
+
+
+def test_check_compares_the_proof_with_its_solution(tables, solved, tmp_path, capsys):
+    """Issue 43: solution.json could be edited to say the opposite of its proof (its sha256
+    recomputed) and nothing compared them."""
+    import shutil
+
+    _, small, _ = tables["sadeqa_ii"]
+    out = tmp_path / "out"
+    shutil.copytree(solved, out)
+    proof = sorted(out.glob("proof-*.jsonl.gz"))[0]
+    check = ["--check", str(proof), "--table", str(small.path)]
+    assert solve_main(check) == 0
+    assert "solution.json agrees" in capsys.readouterr().out
+
+    def flip(result):  # the value of the player to move turned around, statement and all
+        value = -1 if result["value"] == 1 else 1
+        result.update(value=value, bounds=[value, value], statement=f"player_{result['player']} flipped")
+
+    edit_solution(out / "solution.json", flip)
+    assert solve_main(check) == 1
+    assert "disagrees with it: its bounds" in capsys.readouterr().err
+    shutil.copy(solved / "solution.json", out / "solution.json")
+    edit_solution(out / "solution.json", lambda r: r.update(statement=r["statement"].replace("wins", "loses")
+                                                                    .replace("draws", "loses")))  # fmt: skip
+    assert solve_main(check) == 1
+    assert "its statement" in capsys.readouterr().err
+    shutil.copy(solved / "solution.json", out / "solution.json")
+    edit_solution(out / "solution.json", lambda r: r.update(proofs=[]))
+    assert solve_main(check) == 1
+    assert f"it does not list {proof.name}" in capsys.readouterr().err
+    firsts = sorted((solved / "first-moves").glob("*.jsonl.gz"))
+    if firsts:  # a first move's value, for the player choosing it
+        shutil.copy(solved / "solution.json", out / "solution.json")
+
+        def flip_first(result):
+            for move in result["first_moves"]["moves"]:
+                if any(p["file"] == firsts[0].name for p in move.get("proofs", [])):
+                    move["value_for_chooser"] = -move["value_for_chooser"] if move["value_for_chooser"] else 1
+
+        edit_solution(out / "solution.json", flip_first)
+        assert (
+            solve_main(["--check", str(out / "first-moves" / firsts[0].name), "--table", str(small.path)])
+            == 1
+        )
+        assert "its value after the moves" in capsys.readouterr().err

@@ -191,6 +191,9 @@ def test_specs_are_bounded_and_never_name_files():
             bounded_spec(spec, 5, False)
     with pytest.raises(ValueError, match="depth"):
         bounded_spec("perfect:depth=9", 5, True)
+    for depth in ("²", "٣", "0"):  # issue 43: '²'.isdigit() held, then int('²') failed
+        with pytest.raises(ValueError, match=f"perfect depth must be in 1..6 here, not '{depth}'"):
+            bounded_spec(f"perfect:depth={depth}", 5, True)
 
 
 # ---------------------------------------------------------------- analysis
@@ -325,6 +328,18 @@ def test_records_are_listed_from_the_folder_only(client, records):
         "/api/records/0/0/../../../x",
     ):
         assert client.get(path).status_code == 404
+
+
+def test_a_tampered_record_is_refused_naming_its_line(tables, records, tmp_path):
+    """Issue 43: /api/records served a record whose winner was flipped (``mancala replay`` refused it)."""
+    lines = [r.to_dict() for r in records[1]]
+    lines[1]["winner"] = {0: 1, 1: 0, -1: 0, None: 0}[lines[1]["winner"]]
+    (tmp_path / "games.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
+    with TestClient(create_app(records=tmp_path, tables=tables), raise_server_exceptions=False) as c:
+        c.get("/")
+        [entry] = c.get("/api/records").json()["files"]
+        assert entry["games"] == [] and "line 2: the replay does not end as the record says" in entry["error"]
+        assert "line 2" in error_of(c.get("/api/records/0/0"), 400)
 
 
 def test_no_records_folder_lists_nothing(tables):

@@ -292,7 +292,7 @@ def engine_moves_per_evaluation(config: dict[str, Any]) -> int:
 
 
 AZ_FIELDS = ("game", "params", "observation", "observation_size", "num_actions", "total_seeds", "network")
-AZ_OPTIONAL = ("format", "version", "search", "trained", "sha256")
+AZ_OPTIONAL = ("format", "version", "search", "trained", "digest", "sha256")
 NETWORK_FIELDS, NETWORK_OPTIONAL = ("hidden", "one_hot_max", "scale"), ("lookahead", "replies", "third")
 SEARCH_FIELDS = ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")
 MAX_LAYERS, MAX_WIDTH, MAX_SEARCH = 16, 4096, 100_000

@@ -110,7 +110,7 @@ POLICY_FIELDS = (
     "net_arch",
     "features",
 )
-POLICY_OPTIONAL = ("trained", "sha256")
+POLICY_OPTIONAL = ("trained", "digest", "sha256")
 FEATURES_KWARGS = ("holes", "total_seeds", "scale", "one_hot_max")
 OBSERVATIONS = {"counts": "counts", "seed": "fractions"}  # what each features extractor reads
 MAX_LAYERS, MAX_WIDTH = 16, 4096

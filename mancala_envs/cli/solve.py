@@ -12,7 +12,9 @@ The first form searches forward from the initial position (or ``--position``) do
 each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
 ``--no-first-moves``, the value after each move of the first real choice (forced moves followed),
 each with its own proof under ``first-moves/``. The second form checks a proof with a table only
-(:func:`mancala_envs.tablebase.proof.check_proof`) and exits 0 when it holds, 1 when it does not.
+(:func:`mancala_envs.tablebase.proof.check_proof`; a proof records its table's fingerprint, and
+another table is refused), compares it with the ``solution.json`` beside it when there is one
+(:func:`disagreement`), and exits 0 when both hold, 1 when they do not.
 """
 
 from __future__ import annotations
@@ -31,10 +33,19 @@ from typing import Any
 from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.errors import one_line
-from mancala_envs.infra.results import provenance, write_result
+from mancala_envs.infra.results import provenance, read_result, write_result
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
-from mancala_envs.tablebase.proof import ProofError, check_proof, end_result, read_header, write_proof
+from mancala_envs.tablebase.proof import (
+    ProofError,
+    Verdict,
+    check_proof,
+    end_result,
+    position_key,
+    proof_game,
+    read_header,
+    write_proof,
+)
 from mancala_envs.tablebase.solve import Solution, solve
 from mancala_envs.tablebase.table import Tablebase, load
 
@@ -158,9 +169,9 @@ def _solve(args: argparse.Namespace) -> int:
     def progress(depth: int, claim: str, nodes: int) -> None:  # one line, redrawn on a terminal
         print(f"\r  depth {depth:>3}  trying {claim:<4}  nodes {nodes:,}", end="", flush=True)
 
-    print(
-        f"{PROG}: {game.variant} from the initial position, table max_seeds={table.max_seeds} at {table.path}"
-    )
+    initial = position_key(root) == position_key(game.initial_state())
+    where = "the initial position" if initial else "the given position (--position)"
+    print(f"{PROG}: {game.variant} from {where}, table max_seeds={table.max_seeds} at {table.path}")
     solution = solve(game, table, root, progress=progress if sys.stdout.isatty() else None, **limits)
     if sys.stdout.isatty():
         print()
@@ -196,7 +207,11 @@ def _solve(args: argparse.Namespace) -> int:
         "player": root.to_move,
         "statement": describe(solution.value, solution.bounds, root.to_move),
         **summary(solution),
-        "table": {"max_seeds": table.max_seeds, "positions": table.covered_positions},
+        "table": {
+            "max_seeds": table.max_seeds,
+            "positions": table.covered_positions,
+            "fingerprint": table.fingerprint(),
+        },
         "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "limits": limits,
         "proofs": proofs,
@@ -210,22 +225,84 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    head = read_header(args.check)
-    params = head.get("params") if isinstance(head.get("params"), dict) else {}
-    game = get_game(str(head.get("game")), **params)
+    game, _ = proof_game(args.check, read_header(args.check))
     table = open_table(game, args.table)
     try:
         verdict = check_proof(args.check, table)
     except ProofError as e:
         print(f"{PROG}: the proof does not hold: {one_line(e)}", file=sys.stderr)
         return 1
+    solution = solution_beside(args.check)
+    wrong = None if solution is None else disagreement(args.check, verdict, read_result(solution))
+    if wrong is not None:
+        print(f"{PROG}: the proof holds, but {solution} disagrees with it: {wrong}", file=sys.stderr)
+        return 1
     where = "the initial position" if verdict.from_initial_position else "its root position"
     player = verdict.root.to_move
+    table_words = f"table max_seeds={verdict.max_seeds}" + (
+        f", fingerprint {verdict.fingerprint[:16]}" if verdict.fingerprint else " (no fingerprint recorded)"
+    )
     print(
         f"{PROG}: proof holds: player_{player}'s result {verdict.claim} from {where} of {game.variant} "
-        f"({verdict.nodes:,} nodes, table max_seeds={verdict.max_seeds})"
+        f"({verdict.nodes:,} nodes, {table_words})" + ("" if solution is None else f"; {solution} agrees")
     )
     return 0
+
+
+def solution_beside(proof: Path) -> Path | None:
+    """The ``solution.json`` of the solve that wrote ``proof``: in its folder, or the one above a
+    ``first-moves/`` folder; None when there is none."""
+    folder = proof.parent.parent if proof.parent.name == "first-moves" else proof.parent
+    path = folder / "solution.json"
+    return path if path.is_file() else None
+
+
+def meets(claim: str, bounds: Sequence[int]) -> bool:
+    """Whether result bounds ``[low, high]`` (for the proof's root player) say what ``claim`` says."""
+    low, high = bounds
+    return {">=1": low >= 1, ">=0": low >= 0, "<=0": high <= 0, "<=-1": high <= -1}[claim]
+
+
+def listing(result: dict[str, Any], name: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(the proof's entry, the solve it belongs to)`` of the proof file ``name`` in a solution:
+    the root's proofs, or those of a first move (whose solve holds ``value`` and ``bounds``)."""
+    for entry in result.get("proofs", []):
+        if entry.get("file") == name:
+            return entry, result
+    for move in (result.get("first_moves") or {}).get("moves", []):
+        for entry in move.get("proofs", []):
+            if entry.get("file") == name:
+                return entry, move
+    return None
+
+
+def disagreement(proof: Path, verdict: Verdict, result: dict[str, Any]) -> str | None:
+    """What a solution says against a checked proof: not listing it (or another file by that
+    name: its SHA-256), another claim, or a value or bounds the claim contradicts; None if nothing."""
+    found = listing(result, proof.name)
+    if found is None:
+        return f"it does not list {proof.name}"
+    entry, solved = found
+    if entry.get("sha256") != hashlib.sha256(proof.read_bytes()).hexdigest():
+        return f"it records another {proof.name} (the SHA-256 differs)"
+    if entry.get("claim") != verdict.claim:
+        return f"it lists the proof as {entry.get('claim')!r}, the proof claims {verdict.claim}"
+    value, bounds = solved.get("value"), solved.get("bounds")
+    if not isinstance(bounds, list) or len(bounds) != 2 or not meets(verdict.claim, bounds):
+        return f"its bounds {bounds!r} contradict the proof's {verdict.claim}"
+    if value is not None and not bounds[0] == value == bounds[1]:
+        return f"its value {value!r} is not its bounds {bounds!r}"
+    player = verdict.root.to_move
+    if solved is result and (result.get("player"), result.get("statement")) != (
+        player,
+        describe(value, tuple(bounds), player),
+    ):
+        return f"its statement {result.get('statement')!r} is not what its value says for player_{player}"
+    if solved is not result and value is not None:  # a first move's value, for the player choosing it
+        sign = 1 if player == (result.get("first_moves") or {}).get("player") else -1
+        if solved.get("value_for_chooser") != sign * value:
+            return f"its value after the moves {solved.get('moves')} is not the one its proof gives"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -113,6 +113,15 @@ def _open(game: Game, path: Path | None, max_seeds: int | None = None) -> Tableb
     return load(path, game, max_seeds)
 
 
+def kept_layers(path: Path) -> str:
+    """What an interrupted build leaves in ``path``: ``layers 0..K are kept in PATH, run again to
+    resume``, or that no layer was finished."""
+    done = store.read_header(path)["max_seeds"] if (path / store.HEADER).is_file() else -1
+    if done < 0:
+        return f"no layer was finished yet in {path}; run again to build it"
+    return f"layers 0..{done} are kept in {path}, run again to resume"
+
+
 def _build(args: argparse.Namespace) -> int:
     game = _game(args)
     start = time.perf_counter()
@@ -128,11 +137,7 @@ def _build(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt as e:
         path = args.out if args.out is not None else store.default_path(game)
-        done = store.read_header(path)["max_seeds"] if (path / store.HEADER).is_file() else -1
-        print(
-            f"\n{PROG}: {interrupts.stopped(e)}; layers 0..{done} are kept in {path}, run again to resume",
-            file=sys.stderr,
-        )
+        print(f"\n{PROG}: {interrupts.stopped(e)}; {kept_layers(path)}", file=sys.stderr)
         return interrupts.exit_status(e)
     seconds = time.perf_counter() - start
     layers = tb.header["layers"][: tb.max_seeds + 1]

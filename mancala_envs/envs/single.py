@@ -36,7 +36,9 @@ the learner receives is one where it is to move, or the last one of the episode.
   opponent action raises ``IllegalMoveError``.
 - ``seat="random"`` draws the learner's seat per episode from ``np_random``; 0 or 1 fixes it.
 - ``reset(options={"state": state})`` starts the episode from a running
-  :class:`~mancala_envs.State` of the game (or its ``to_dict()`` form).
+  :class:`~mancala_envs.State` of the game (or its ``to_dict()`` form). When the opponent's
+  moves from there end the game before the learner has moved, ``reset`` raises
+  :class:`NoLearnerMove` (a ``RuntimeError``); from the initial position it never does.
 - **Rendering**: ``render_mode`` ``"ansi"`` (text board, the learner's row at the bottom),
   ``"human"`` (prints it) or ``"rgb_array"`` (an image, for ``gymnasium.wrappers.RecordVideo``).
 
@@ -89,6 +91,15 @@ from mancala_envs.render import ansi_board, rgb_board
 from mancala_envs.state import IllegalMoveError, State
 
 ILLEGAL_WARNING = "an illegal learner action ended its episode with reward -1 (use the action masks)"
+
+
+class NoLearnerMove(RuntimeError):
+    """``reset`` from a position where the opponent's moves end the game before the learner's first
+    move: there is no episode to play (``state``: the finished game)."""
+
+    def __init__(self, state: State) -> None:
+        super().__init__(f"the game ended before the learner's first move: {state!r}")
+        self.state = state
 
 
 class SingleAgentEnv(gym.Env):
@@ -192,7 +203,7 @@ class SingleAgentEnv(gym.Env):
         self.seat = int(self.np_random.integers(2)) if self.seat_choice == "random" else int(self.seat_choice)
         self.state = self._play_opponent(start_state(self.game, options, 0))
         if self.state.is_over:  # from the start, no game of the core ends before each side has moved
-            raise RuntimeError(f"the game ended before the learner's first move: {self.state!r}")
+            raise NoLearnerMove(self.state)
         self._over = self._illegal = False
         if self.render_mode == "human":
             self.render()

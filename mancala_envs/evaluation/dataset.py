@@ -27,7 +27,9 @@ from ``reset``, then one per step):
   value is the episode's reward). Nothing else: each info key is one more HDF5 dataset per
   episode, a few kilobytes each, and the env's other infos follow from the observations.
 
-Episode ``2k + j`` starts from opening ``k`` with the learner in seat ``j``; its Minari ``seed`` is
+Episode ``2k + j`` starts from opening ``k`` with the learner in seat ``j`` (unless a game before it
+was skipped: one where the opponent's moves end the game before the learner's first move, listed
+as ``[pair, seat]`` in the metadata's ``skipped``); its Minari ``seed`` is
 the env's reset seed, and its episode metadata (``dataset.storage.get_episode_metadata``) holds
 ``pair``, ``learner_seat`` (the learner's seat, ``j``; the observations are always from its
 side), ``learner_seed`` and ``opening`` (the ``State.to_dict()`` as JSON).
@@ -35,7 +37,7 @@ Every random choice follows from ``seed``: the learner's and the env's seeds of 
 come from ``numpy.random.SeedSequence([seed, k, j])``, and the env reseeds the opponent from its
 own seeded generator; the same arguments write the same data (not with a time-budgeted spec such
 as ``minimax:time=S``, whose moves depend on the machine's speed). The dataset's metadata carries a
-``mancala`` entry (game, parameters, agents, seed, openings, table size, schema, and the
+``mancala`` entry (game, parameters, agents, seed, openings, skipped games, table size, schema, and the
 ``provenance`` of the result files: command, date, code revision, machine and the checksums of the
 models played). Exact values are those of the game without its ``max_plies`` limit (a table's
 value assumes the game may go on; an episode truncated at ``max_plies`` is paid 0).
@@ -79,12 +81,13 @@ from mancala_envs import GAMES, Game, State, __version__, get_game
 from mancala_envs import tablebase as tablebases
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import make_agent, models_played, parse_spec
-from mancala_envs.envs.single import SingleAgentEnv
+from mancala_envs.envs.single import NoLearnerMove, SingleAgentEnv
 from mancala_envs.evaluation.arena.matches import progress_bar
 from mancala_envs.evaluation.openings import random_openings, resolve_openings
 from mancala_envs.game import check_seed, require_game
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.extras import require
+from mancala_envs.infra.files import named, preallocate
 from mancala_envs.infra.results import command_line, provenance
 from mancala_envs.rulesets import game_info, parameter_help
 from mancala_envs.tablebase import Tablebase
@@ -297,8 +300,6 @@ def write_dataset(
     :class:`~mancala_envs.infra.extras.MissingExtraError`. Nothing is written until every game is
     played, and a failed write leaves no partial dataset."""
     minari = minari_module()
-    from minari.data_collector import EpisodeBuffer  # (after the check that names the extra)
-
     game = get_game(game) if isinstance(game, str) else require_game(game)
     learner = check_agent_spec(learner, "learner")
     opponent = check_agent_spec(opponent, "opponent")
@@ -316,10 +317,33 @@ def write_dataset(
         raise ValueError(
             f"a dataset {dataset_id!r} already exists in {root} ({target}); choose another id or version"
         )
-    suite = resolve_suite(game, openings)
-    for spec in (learner, opponent):  # a missing model file fails here, before a table is built
-        make_agent(spec, seed=0).act(game, suite[0])
-    table = resolve_tablebase(game, tablebase, max_seeds)
+    with interrupts.deferred_interrupts():  # numba runs here too: a signal waits for the end of the block
+        suite = resolve_suite(game, openings)
+        for spec in (learner, opponent):  # a missing model file fails here, before a table is built
+            make_agent(spec, seed=0).act(game, suite[0])
+    table = resolve_tablebase(game, tablebase, max_seeds)  # a build defers signals itself
+
+    with interrupts.deferred_interrupts():  # a signal stops at a move, never inside numba or h5py
+        buffers, episode_meta, skipped = play_suite(game, learner, opponent, suite, table, seed, progress)
+        sizes = {"pairs": len(suite), "skipped": [list(pair_seat) for pair_seat in skipped]}
+        if description is None:
+            description = default_description(game, learner, opponent, table, len(suite))
+        store_dataset(
+            minari, root, dataset_id, buffers, episode_meta, description, author,
+            mancala_metadata(game, learner, opponent, seed, openings, table, buffers, sizes),
+        )  # fmt: skip
+    return minari.MinariDataset(target / "data")
+
+
+def play_suite(
+    game: Game, learner: str, opponent: str, suite: Sequence[State], table: Tablebase | None, seed: int,
+    progress: bool,
+) -> tuple[list, list[dict[str, Any]], list[tuple[int, int]]]:  # fmt: skip
+    """Each opening of ``suite`` with the learner in seat 0 then 1: the episodes (Minari's
+    ``EpisodeBuffer``), their metadata, and the ``(pair, seat)`` games skipped because the
+    opponent's moves end them before the learner's first move (a random reply that takes the last
+    seeds, say)."""
+    from minari.data_collector import EpisodeBuffer
 
     learner_agent = make_agent(learner, seed=seed)
     envs = [
@@ -328,34 +352,82 @@ def write_dataset(
         )
         for j in (0, 1)
     ]
-    buffers, episode_meta = [], []
-    for k in progress_bar(range(len(suite)), progress, f"{learner} vs {opponent}", unit="pair"):
-        for j in (0, 1):
-            learner_seed, env_seed = (int(s) for s in np.random.SeedSequence([seed, k, j]).generate_state(2))
-            learner_agent.reseed(learner_seed)
-            episode = play_episode(envs[j], learner_agent, table, suite[k], env_seed)
-            buffers.append(EpisodeBuffer(id=len(buffers), seed=env_seed, **episode))
-            opening = json.dumps(suite[k].to_dict(), separators=(",", ":"))
-            episode_meta.append(
-                {"pair": k, "learner_seat": j, "learner_seed": learner_seed, "opening": opening}
-            )
+    buffers, episode_meta, skipped = [], [], []
+    try:
+        for k in progress_bar(range(len(suite)), progress, f"{learner} vs {opponent}", unit="pair"):
+            for j in (0, 1):
+                learner_seed, env_seed = (
+                    int(s) for s in np.random.SeedSequence([seed, k, j]).generate_state(2)
+                )
+                learner_agent.reseed(learner_seed)
+                try:
+                    episode = play_episode(envs[j], learner_agent, table, suite[k], env_seed)
+                except NoLearnerMove:
+                    skipped.append((k, j))
+                    continue
+                buffers.append(EpisodeBuffer(id=len(buffers), seed=env_seed, **episode))
+                opening = json.dumps(suite[k].to_dict(), separators=(",", ":"))
+                episode_meta.append(
+                    {"pair": k, "learner_seat": j, "learner_seed": learner_seed, "opening": opening}
+                )
+    finally:
+        for env in envs:
+            env.close()
+    return buffers, episode_meta, skipped
 
-    spec = env_spec(game, opponent)
-    covered = sum(int(np.isfinite(b.infos["exact_value"]).sum()) for b in buffers)
-    steps = sum(len(b.rewards) for b in buffers)
-    if description is None:
-        values = (
-            f"from a {table.max_seeds}-seed tablebase, NaN where it does not cover the position"
-            if table is not None
-            else "NaN everywhere (no tablebase)"
-        )
-        description = (
-            f"{display_name(game)}: {learner} (the learner) against {opponent}, {len(suite)} openings each "
-            f"played with the learner in both seats (mancala_envs {__version__}, `mancala dataset`). "
-            f"infos.exact_value: the exact outcome for the learner {values}."
-        )
+
+def default_description(game: Game, learner: str, opponent: str, table: Tablebase | None, pairs: int) -> str:
+    """The dataset's description when none is given."""
+    values = (
+        f"from a {table.max_seeds}-seed tablebase, NaN where it does not cover the position"
+        if table is not None
+        else "NaN everywhere (no tablebase)"
+    )
+    return (
+        f"{display_name(game)}: {learner} (the learner) against {opponent}, {pairs} openings each "
+        f"played with the learner in both seats (mancala_envs {__version__}, `mancala dataset`). "
+        f"infos.exact_value: the exact outcome for the learner {values}."
+    )
+
+
+def mancala_metadata(
+    game: Game, learner: str, opponent: str, seed: int, openings: object, table: Tablebase | None,
+    buffers: list, sizes: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """The dataset metadata's ``mancala`` entry (module docstring); ``sizes``: ``pairs`` and the
+    ``skipped`` ``[pair, seat]`` games."""
+    return {
+        "game": game.name,
+        "params": dict(game.params),
+        "learner": learner,
+        "opponent": opponent,
+        "seed": seed,
+        "pairs": sizes["pairs"],
+        "openings": "default" if isinstance(openings, int | np.integer) else "given",
+        "skipped": sizes["skipped"],
+        "tablebase_max_seeds": None if table is None else table.max_seeds,
+        "exact_values": sum(int(np.isfinite(b.infos["exact_value"]).sum()) for b in buffers),
+        "info_fields": list(INFO_FIELDS),
+        "steps": sum(len(b.rewards) for b in buffers),
+        "provenance": provenance(command_line(), models_played(game, [learner, opponent])),
+    }
+
+
+def store_dataset(
+    minari, root: Path, dataset_id: str, buffers: list, episode_meta: list[dict[str, Any]],
+    description: str, author: str, mancala: dict[str, Any],
+) -> None:  # fmt: skip
+    """Write the episodes as the Minari dataset ``root/dataset_id``. A failed write (a full disk,
+    an interrupt) removes every folder it made, and a write error becomes an ``OSError`` naming the
+    dataset's folder (h5py reports a full disk as a ``RuntimeError``)."""
+    target = root / dataset_id
+    new = [p for p in (target, *target.parents) if not p.exists() and root in (p, *p.parents)]
+    game = get_game(mancala["game"], **mancala["params"])
+    spec = env_spec(game, mancala["opponent"])
+    spaces = SingleAgentEnv(game, opponent="random", obs_format="flat")
     root.mkdir(parents=True, exist_ok=True)
     try:
+        check_space(root, target, buffers)
         with datasets_root(root), warnings.catch_warnings():
             # optional metadata left out on purpose (the project has no permalink or e-mail)
             warnings.filterwarnings("ignore", r"`(code_permalink|author_email)` is set to None")
@@ -364,40 +436,62 @@ def write_dataset(
                 buffer=buffers,
                 env=spec,
                 eval_env=spec,
-                algorithm_name=f"{learner} vs {opponent}",
+                algorithm_name=f"{mancala['learner']} vs {mancala['opponent']}",
                 author=author,
                 description=description,
-                observation_space=envs[0].observation_space,
-                action_space=envs[0].action_space,
+                observation_space=spaces.observation_space,
+                action_space=spaces.action_space,
                 data_format="hdf5",
                 requirements=[f"mancala_envs>={__version__}"],
             )
             dataset.storage.update_episode_metadata(episode_meta)
-            dataset.storage.update_metadata(
-                {
-                    "mancala": {
-                        "game": game.name,
-                        "params": dict(game.params),
-                        "learner": learner,
-                        "opponent": opponent,
-                        "seed": seed,
-                        "pairs": len(suite),
-                        "openings": "default" if isinstance(openings, int | np.integer) else "given",
-                        "tablebase_max_seeds": None if table is None else table.max_seeds,
-                        "exact_values": covered,
-                        "info_fields": list(INFO_FIELDS),
-                        "steps": steps,
-                        "provenance": provenance(command_line(), models_played(game, [learner, opponent])),
-                    }
-                }
-            )
-    except BaseException:
-        shutil.rmtree(target, ignore_errors=True)  # no half-written dataset (it did not exist before)
-        raise
+            dataset.storage.update_metadata({"mancala": mancala})
+            interrupts.check()  # a signal during the write: the dataset is not kept
+    except BaseException as e:
+        shutil.rmtree(new[-1], ignore_errors=True)  # the highest folder made here: nothing partial is left
+        error = write_error(e, target)
+        if error is e:
+            raise
+        raise error from None
+
+
+def dataset_bytes(buffers: list) -> int:
+    """A generous bound on the bytes Minari's HDF5 file of ``buffers`` takes: about 21 KiB per
+    episode of HDF5 groups and attributes (measured), plus twice the arrays' bytes, plus 1 MiB."""
+    arrays = sum(
+        np.asarray(value).nbytes
+        for b in buffers
+        for value in (b.observations, b.actions, b.rewards, b.terminations, b.truncations, *b.infos.values())
+    )
+    return 32 * 1024 * len(buffers) + 2 * arrays + (1 << 20)
+
+
+def check_space(root: Path, target: Path, buffers: list) -> None:
+    """Reserve the dataset's space (:func:`dataset_bytes`) before HDF5 writes a byte, then free it
+    for the write: HDF5 crashes the process (a segmentation fault as it closes the file) when a
+    write fails on a full disk, so the disk must not fill during the write. ``OSError`` naming
+    ``target`` when the space is not there."""
+    need = dataset_bytes(buffers)
+    reserve = root / f".{target.name}.reserve"
+    try:
+        preallocate(reserve, need)
+    except OSError as e:
+        free = shutil.disk_usage(root).free
+        raise OSError(
+            e.errno, f"{e.strerror} (the dataset needs about {need:,} bytes, {free:,} are free)", str(target)
+        ) from None
     finally:
-        for env in envs:
-            env.close()
-    return minari.MinariDataset(target / "data")
+        reserve.unlink(missing_ok=True)
+
+
+def write_error(e: BaseException, target: Path) -> BaseException:
+    """``e`` as an ``OSError`` naming ``target`` when it is a failed write: an ``OSError``, or h5py's
+    ``RuntimeError`` / ``OSError`` whose text carries ``errno = N`` (a full disk: 28); else ``e``."""
+    found = re.search(r"errno = (\d+)", str(e)) if isinstance(e, RuntimeError | OSError) else None
+    if found is not None:
+        number = int(found.group(1))
+        return OSError(number, os.strerror(number), os.fspath(target))
+    return named(e, target) if isinstance(e, OSError) else e
 
 
 def load_dataset(out_dir: str | os.PathLike, dataset_id: str):
@@ -478,26 +572,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         params["holes_per_row"] = args.holes_per_row
     game = get_game(args.game, **params)
     dataset_id = args.dataset_id or default_dataset_id(game, args.learner, args.opponent)
-    with interrupts.sigterm_raises():
-        dataset = write_dataset(
-            game,
-            args.learner,
-            args.opponent,
-            args.out,
-            dataset_id,
-            openings=args.openings,
-            seed=args.seed,
-            tablebase=args.tablebase,
-            max_seeds=args.max_seeds,
-            author=args.author,
-            description=args.description,
-            progress=not args.no_progress,
-        )
-    values = dataset.storage.metadata["mancala"]["exact_values"]
+    try:
+        with interrupts.sigterm_raises():
+            dataset = write_dataset(
+                game,
+                args.learner,
+                args.opponent,
+                args.out,
+                dataset_id,
+                openings=args.openings,
+                seed=args.seed,
+                tablebase=args.tablebase,
+                max_seeds=args.max_seeds,
+                author=args.author,
+                description=args.description,
+                progress=not args.no_progress,
+            )
+    except KeyboardInterrupt as e:
+        print(f"\nmancala dataset: {interrupts.stopped(e)}; no dataset was written", file=sys.stderr)
+        return interrupts.exit_status(e)
+    meta = dataset.storage.metadata["mancala"]
+    skipped = len(meta["skipped"])
     print(
         f"wrote {dataset_id} to {args.out / dataset_id}: {dataset.total_episodes} episodes, "
-        f"{dataset.total_steps} steps, {values} observations with an exact value "
-        f"(command: {shlex.join(['mancala', 'dataset', *argv])})"
+        f"{dataset.total_steps} steps, {meta['exact_values']} observations with an exact value"
+        + (
+            f", {skipped} of {2 * meta['pairs']} games skipped (the opponent's moves ended them before "
+            "the learner's first move)"
+            if skipped
+            else ""
+        )
+        + f" (command: {shlex.join(['mancala', 'dataset', *argv])})"
     )
     print(
         f"load it with minari.load_dataset({dataset_id!r}), MINARI_DATASETS_PATH={shlex.quote(str(args.out))}"

@@ -9,8 +9,9 @@ match therefore starts from a suite of openings, each played twice with the seat
   the start, the number of plies drawn per opening from the game's default range
   (:data:`DEFAULT_PLIES`, or ``plies=``); deduplicated on the position (board, captured seeds,
   player to move, opening flags).
-- :func:`save_openings` / :func:`load_openings` — a suite as JSONL, one ``State.to_dict()`` a line
-  (every key present, none unknown: :func:`read_state_dict`).
+- :func:`save_openings` / :func:`load_openings` — a suite as JSONL: a header with the digest of
+  the lines (:mod:`mancala_envs.infra.suite_files`), then one ``State.to_dict()`` a line (every
+  key present, none unknown: :func:`read_state_dict`; no position twice).
 - :func:`resolve_openings` — what ``--openings`` means on the command line: ``default`` (the
   game's default suite, seed 0), ``none`` (the bare initial position) or a JSONL file.
 
@@ -35,11 +36,13 @@ import numpy as np
 from mancala_envs import Game, State
 from mancala_envs.infra.config_files import check_keys
 from mancala_envs.infra.files import atomic_write
+from mancala_envs.infra.suite_files import checked_body, stamped
 from mancala_envs.rulesets import DEFAULT_OPENING_PLIES, GameTable
 
 # game name -> its default plies (GameInfo.opening_plies), read live from the registry
 DEFAULT_PLIES: GameTable[str, tuple[int, int]] = GameTable(lambda info: (info.name, info.opening_plies))
 DEFAULT_SUITE_SEED = 0
+FORMAT = "mancala_envs.openings"
 NO_OPENINGS = ("none", "initial")
 
 
@@ -98,9 +101,15 @@ def random_openings(
     return list(found.values())
 
 
+def openings_text(states: Sequence[State]) -> str:
+    """The lines of a suite, one ``State.to_dict()`` a line (without the file's header)."""
+    return "".join(json.dumps(s.to_dict(), separators=(",", ":")) + "\n" for s in states)
+
+
 def save_openings(path: str | os.PathLike, states: Sequence[State]) -> None:
-    """Write a suite as JSONL (one ``State.to_dict()`` a line), through a temporary file."""
-    atomic_write(Path(path), "".join(json.dumps(s.to_dict(), separators=(",", ":")) + "\n" for s in states))
+    """Write a suite as JSONL (a header with the digest of the lines, then one ``State.to_dict()``
+    a line: :mod:`mancala_envs.infra.suite_files`), through a temporary file."""
+    atomic_write(Path(path), stamped(FORMAT, openings_text(states)))
 
 
 def read_state_dict(d: object, game: Game) -> State:
@@ -112,8 +121,10 @@ def read_state_dict(d: object, game: Game) -> State:
 
 
 def load_openings(path: str | os.PathLike, game: Game) -> list[State]:
-    """The suite in ``path`` for ``game``; ``ValueError`` naming the file and line of a bad entry
-    (:func:`read_state_dict`: no key missing or unknown)."""
+    """The suite in ``path`` for ``game``; ``ValueError`` naming the file (and the line) for lines
+    that differ from the digest the header records, a bad entry (:func:`read_state_dict`: no key
+    missing or unknown) or an opening listed twice (the same position). A file without a header
+    loads with an :class:`~mancala_envs.infra.config_files.UncheckedFileWarning`."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no openings file at {path}")
@@ -121,8 +132,9 @@ def load_openings(path: str | os.PathLike, game: Game) -> list[State]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is damaged: not UTF-8 text ({e})") from None
-    states = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    body, first = checked_body(path, text, FORMAT)
+    states, seen = [], {}
+    for number, line in enumerate(body.splitlines(), start=first):
         if not line.strip():
             continue
         try:
@@ -131,6 +143,11 @@ def load_openings(path: str | os.PathLike, game: Game) -> list[State]:
             raise ValueError(f"{path}, line {number}: not a {game.name} opening ({e})") from None
         if state.is_over:
             raise ValueError(f"{path}, line {number}: the position is already over")
+        again = seen.setdefault(position_key(state), number)
+        if again != number:
+            raise ValueError(
+                f"{path}, line {number}: the opening of line {again} again (each is listed once)"
+            )
         states.append(state)
     if not states:
         raise ValueError(f"{path} holds no openings")

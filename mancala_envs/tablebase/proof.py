@@ -25,11 +25,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mancala_envs.game import Game, get_game, outcome
+from mancala_envs.infra.config_files import is_sha256
 from mancala_envs.state import State
 
 FORMAT, VERSION = "mancala_envs.proof", 1
 CLAIMS = (">=1", ">=0", "<=0", "<=-1")
 LEAVES = ("end", "table")
+MAX_LINE = 1 << 20  # characters of one line: a node takes well under a kilobyte
+MAX_NESTING = 16  # brackets deep: a node line nests 4 deep
+MAX_BRACKETS = 256  # a line with fewer brackets parses safely as it is (no deeper than the parser's limit)
+HEADER_KEYS = frozenset({"format", "version", "game", "params", "claim", "root", "table"})
+TABLE_KEYS = frozenset({"max_seeds", "fingerprint"})
 
 
 def satisfies(claim: str, result: int) -> bool:
@@ -70,6 +76,7 @@ class Verdict:
     claim: str
     nodes: int
     max_seeds: int
+    fingerprint: str | None = None  # of the table the proof rests on; None in a proof from before them
 
     @property
     def from_initial_position(self) -> bool:
@@ -87,7 +94,14 @@ def open_text(path: str | os.PathLike, mode: str, compressed: bool | None = None
     return open(path, mode, encoding="utf-8")
 
 
-def header(game: Game, claim: str, root: int, max_seeds: int) -> dict[str, Any]:
+def header(
+    game: Game, claim: str, root: int, max_seeds: int, fingerprint: str | None = None
+) -> dict[str, Any]:
+    """A proof's header line; ``fingerprint``: that of the table's layers ``0..max_seeds``
+    (:meth:`~mancala_envs.tablebase.Tablebase.fingerprint`), the table the proof rests on."""
+    table: dict[str, Any] = {"max_seeds": int(max_seeds)}
+    if fingerprint is not None:
+        table["fingerprint"] = fingerprint
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -95,43 +109,118 @@ def header(game: Game, claim: str, root: int, max_seeds: int) -> dict[str, Any]:
         "params": {k: v for k, v in game.params.items() if k != "max_plies"},
         "claim": claim,
         "root": root,
-        "table": {"max_seeds": int(max_seeds)},
+        "table": table,
     }
 
 
 def write_proof(path: str | os.PathLike, head: dict[str, Any], nodes: Iterable[dict[str, Any]]) -> None:
-    """The header line, then one line per node (written to a temporary file, then renamed)."""
+    """The header line, then one line per node (written to a temporary file, then renamed); a
+    failed write (a full disk) removes the temporary file and raises ``OSError`` naming ``path``."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    with open_text(tmp, "w", compressed=path.suffix == ".gz") as fh:
-        fh.write(json.dumps(head) + "\n")
-        for node in nodes:
-            fh.write(json.dumps(node, separators=(",", ":")) + "\n")
-    os.replace(tmp, path)
+    try:
+        with open_text(tmp, "w", compressed=path.suffix == ".gz") as fh:
+            fh.write(json.dumps(head) + "\n")
+            for node in nodes:
+                fh.write(json.dumps(node, separators=(",", ":")) + "\n")
+        os.replace(tmp, path)
+    except BaseException as e:  # a full disk, an interrupt: no partial file, and the error names the proof
+        tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise OSError(e.errno, e.strerror or str(e), os.fspath(path)) from None
+        raise
+
+
+def nesting(line: str) -> int:
+    """How deep the brackets of a JSON line nest (those inside strings aside)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_line(path: str | os.PathLike, number: int, line: str) -> Any:
+    """One line of a proof file as JSON: ``ProofError`` naming the line when it is longer than
+    :data:`MAX_LINE` (checked as it is read, so a gigabyte line is never held) or nests deeper than
+    :data:`MAX_NESTING` (measured before parsing when it holds over :data:`MAX_BRACKETS` brackets: no
+    ``RecursionError``), or is not JSON."""
+    if len(line) > MAX_LINE:
+        raise ProofError(f"{path}, line {number}: longer than {MAX_LINE:,} characters; not a proof line")
+    if line.count("[") + line.count("{") > MAX_BRACKETS and nesting(line) > MAX_NESTING:
+        raise ProofError(f"{path}, line {number}: nested more than {MAX_NESTING} deep; not a proof line")
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        raise ProofError(f"{path}, line {number}: not valid JSON") from None
 
 
 def read_header(path: str | os.PathLike) -> dict[str, Any]:
     """The header line of a proof file (``ProofError`` when it is not one)."""
     try:
         with open_text(path, "r") as fh:
-            head = json.loads(fh.readline())
+            line = fh.readline(MAX_LINE + 1)
     except (ValueError, OSError, EOFError) as e:  # gzip raises OSError / EOFError for a bad file
         raise ProofError(f"{path}: no proof header ({e})") from None
+    head = parse_line(path, 1, line)
     if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("version") != VERSION:
         raise ProofError(f"{path}: not a {FORMAT} file of version {VERSION}")
     return head
+
+
+def proof_game(path: str | os.PathLike, head: dict[str, Any]) -> tuple[Game, int]:
+    """The game of a proof header and the ``max_seeds`` of the table it rests on, every field
+    checked (``ProofError`` naming the field): no unknown key, ``claim`` one of :data:`CLAIMS`,
+    ``root`` an integer, ``params`` integers, ``table`` ``{"max_seeds": K}`` with ``K`` an integer in
+    ``0..`` the game's seeds."""
+    unknown = sorted(set(head) - HEADER_KEYS)
+    if unknown:
+        raise ProofError(f"{path}: unknown header field {unknown[0]!r}")
+    if head.get("claim") not in CLAIMS:
+        raise ProofError(f"{path}: claim must be one of {', '.join(CLAIMS)}, got {head.get('claim')!r}")
+    root, params, table = head.get("root"), head.get("params"), head.get("table")
+    if not isinstance(root, int) or isinstance(root, bool):
+        raise ProofError(f"{path}: root must be a node id (an integer), got {root!r}")
+    if not isinstance(head.get("game"), str) or not isinstance(params, dict):
+        raise ProofError(f"{path}: the header must name a game and its params")
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in params.values()):
+        raise ProofError(f"{path}: params must be integers, got {params!r}")
+    try:
+        game = get_game(head["game"], **params)
+    except (TypeError, ValueError) as e:
+        raise ProofError(f"{path}: the header names no game of this library ({e})") from None
+    if not isinstance(table, dict) or "max_seeds" not in table or not set(table) <= TABLE_KEYS:
+        raise ProofError(f'{path}: table must be {{"max_seeds": K, "fingerprint": F}}, got {table!r}')
+    if "fingerprint" in table and not is_sha256(table["fingerprint"]):
+        raise ProofError(
+            f"{path}: table.fingerprint must be 64 lowercase hex digits, got {table['fingerprint']!r}"
+        )
+    need = table["max_seeds"]
+    if not isinstance(need, int) or isinstance(need, bool) or not 0 <= need <= game.total_seeds:
+        raise ProofError(
+            f"{path}: table.max_seeds must be an integer in 0..{game.total_seeds} (the game's seeds), "
+            f"got {need!r}"
+        )
+    return game, need
 
 
 def read_nodes(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
     """The node lines of a proof file, after its header (``ProofError`` for a bad line)."""
     try:
         with open_text(path, "r") as fh:
-            fh.readline()
-            for number, line in enumerate(fh, start=2):
-                try:
-                    node = json.loads(line)
-                except ValueError:
-                    raise ProofError(f"{path}, line {number}: not valid JSON") from None
+            fh.readline(MAX_LINE + 1)
+            number = 1
+            while line := fh.readline(MAX_LINE + 1):
+                number += 1
+                node = parse_line(path, number, line)
                 if not isinstance(node, dict):
                     raise ProofError(f"{path}, line {number}: a node is a JSON object")
                 yield node
@@ -147,18 +236,13 @@ def check_proof(path: str | os.PathLike, table) -> Verdict:
     of the proof's game with at least its ``max_seeds``); returns the :class:`Verdict`, or raises
     :class:`ProofError` naming the first problem found."""
     head = read_header(path)
-    claim = head.get("claim")
-    if claim not in CLAIMS:
-        raise ProofError(f"claim must be one of {', '.join(CLAIMS)}, got {claim!r}")
-    params = head.get("params")
-    if not isinstance(params, dict) or not isinstance(head.get("game"), str):
-        raise ProofError("the header must name a game and its params")
-    game = get_game(head["game"], **params)
-    need = (head.get("table") or {}).get("max_seeds")
+    game, need = proof_game(path, head)
+    claim = head["claim"]
     if (table.game.name, table.game.holes_per_row) != (game.name, game.holes_per_row):
         raise ProofError(f"the table is for {table.game!r}, the proof for {game!r}")
-    if not isinstance(need, int) or table.max_seeds < need:
+    if table.max_seeds < need:
         raise ProofError(f"the proof needs a table of max_seeds >= {need!r}; this one has {table.max_seeds}")
+    check_fingerprint(head["table"], table)
     nodes: dict[Any, tuple[State, list]] = {}
     for node in read_nodes(path):
         nid = node.get("id")
@@ -179,11 +263,43 @@ def check_proof(path: str | os.PathLike, table) -> Verdict:
         raise ProofError(f"the root node {root!r} is not listed")
     player = nodes[root][0].to_move
     edges: dict[Any, list] = {}
+    within = HeaderTable(table, need)  # a table leaf must lie within the table the header names
     for nid, (state, moves) in nodes.items():
-        edges[nid] = check_node(game, table, claim, player, nid, state, moves, nodes)
+        edges[nid] = check_node(game, within, claim, player, nid, state, moves, nodes)
     if strict(claim):
         check_no_cycle(edges, claim)
-    return Verdict(game, nodes[root][0], claim, len(nodes), int(need))
+    return Verdict(game, nodes[root][0], claim, len(nodes), int(need), head["table"].get("fingerprint"))
+
+
+def check_fingerprint(recorded: dict[str, Any], table) -> None:
+    """``ProofError`` naming the table the proof needs when ``table``'s layers ``0..max_seeds``
+    are not those of the table the proof was made with (``recorded``: the header's ``table``; a
+    proof from before fingerprints records none, and a table without a header has none)."""
+    if "fingerprint" not in recorded or not hasattr(table, "fingerprint"):
+        return
+    need, want = recorded["max_seeds"], recorded["fingerprint"]
+    have = table.fingerprint(need)
+    if have != want:
+        raise ProofError(
+            f"the proof rests on a table whose layers 0..{need} have the fingerprint {want}; those of the "
+            f"table at {getattr(table, 'path', table)} have {have}: another table (edited values?); check "
+            "the proof with the table it was made with"
+        )
+
+
+@dataclass(frozen=True)
+class HeaderTable:
+    """``table`` as far as the proof header says it goes: it covers what ``table`` covers with at
+    most ``max_seeds`` seeds on the board, so a header that understates its table is refused."""
+
+    table: Any
+    max_seeds: int
+
+    def covers(self, state: State) -> bool:
+        return int(state.board.sum()) <= self.max_seeds and self.table.covers(state)
+
+    def outcome(self, state: State) -> int:
+        return self.table.outcome(state)
 
 
 def check_node(game: Game, table, claim: str, player: int, nid, state: State, moves: list, nodes) -> list:

@@ -194,7 +194,9 @@ class Prover:
                 if isinstance(child, int) and child not in seen:
                     seen.add(child)
                     stack.append(child)
-        return Proof(self.claim, header(self.game, self.claim, root_id, self.table.max_seeds), order, depth)
+        k = self.table.max_seeds
+        print_ = self.table.fingerprint(k) if hasattr(self.table, "fingerprint") else None
+        return Proof(self.claim, header(self.game, self.claim, root_id, k, print_), order, depth)
 
 
 class Budget:

@@ -18,6 +18,7 @@ lists a layer that is not on disk.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import zlib
@@ -116,6 +117,23 @@ def check_game(header: dict[str, Any], game: Game, where: Path) -> None:
     table_game = game_of(header, where)
     if table_game.name != game.name or table_game.holes_per_row != game.holes_per_row:
         raise ValueError(f"{where} is a table of {table_name(table_game)}, not of {table_name(game)}")
+
+
+def fingerprint(header: dict[str, Any], max_seeds: int) -> str:
+    """What identifies the values of layers ``0..max_seeds`` of a table: the SHA-256 of its game,
+    parameters, rules and the CRC-32 of each of those layers' values (its header's), the same for
+    every table of the game built to ``max_seeds`` or beyond, different for one whose values were
+    edited; ``ValueError`` when the header lists fewer layers."""
+    if not 0 <= max_seeds < len(header["layers"]):
+        raise ValueError(f"the table holds layers 0..{len(header['layers']) - 1}, not 0..{max_seeds}")
+    body = {
+        "game": header["game"],
+        "params": header["params"],
+        "rules": header["rules"],
+        "holes": header["holes"],
+        "values_crc32": [layer["crc32"][VALUES] for layer in header["layers"][: max_seeds + 1]],
+    }
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def crc32(array: np.ndarray) -> int:

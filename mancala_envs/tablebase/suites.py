@@ -1,7 +1,8 @@
 """Optimality suites: positions with their exact outcome and optimal moves, so that an agent's
 play can be scored without a table (:mod:`mancala_envs.evaluation.optimality`).
 
-A suite is a JSONL file, one position a line::
+A suite is a JSONL file: a header with the digest of its lines
+(:mod:`mancala_envs.infra.suite_files`), then one position a line (no position twice)::
 
     {"state": State.to_dict(), "outcome": +1/0/-1, "best": [0/1 per hole],
      "move_outcomes": [outcome per hole, -2 where illegal], "bounds": [A, B], "max_seeds": K}
@@ -28,10 +29,14 @@ import numpy as np
 from mancala_envs.game import Game, get_game
 from mancala_envs.infra.config_files import check_keys, need_choice, need_int, need_list, need_number
 from mancala_envs.infra.files import atomic_write
+from mancala_envs.infra.suite_files import checked_body, stamped
 from mancala_envs.state import State
 from mancala_envs.tablebase.kernels import MAX_MARGIN
+from mancala_envs.tablebase.proof import position_key
 from mancala_envs.tablebase.store import table_name
 from mancala_envs.tablebase.table import NO_MOVE, Tablebase
+
+FORMAT = "mancala_envs.optimality_suite"
 
 
 @dataclass(frozen=True)
@@ -75,8 +80,9 @@ def informative(entry: SuiteEntry) -> bool:
 
 
 def write_suite(entries: Iterable[SuiteEntry], out: str | os.PathLike | io.TextIOBase) -> None:
-    """Write a suite as JSONL (atomically when ``out`` is a path)."""
-    text = "".join(json.dumps(e.to_dict(), separators=(",", ":")) + "\n" for e in entries)
+    """Write a suite as JSONL, a header with the digest of its lines first
+    (:mod:`mancala_envs.infra.suite_files`; atomically when ``out`` is a path)."""
+    text = stamped(FORMAT, "".join(json.dumps(e.to_dict(), separators=(",", ":")) + "\n" for e in entries))
     if isinstance(out, str | os.PathLike):
         atomic_write(Path(out), text)
     else:
@@ -84,22 +90,32 @@ def write_suite(entries: Iterable[SuiteEntry], out: str | os.PathLike | io.TextI
 
 
 def read_suite(path: str | os.PathLike, game: Game | None = None) -> list[SuiteEntry]:
-    """A suite file; with ``game``, ``ValueError`` unless every position is of that game. Every
-    field of every line is checked (:func:`entry_from_dict`); a bad line is a ``ValueError``
-    naming the file and the line."""
-    entries = []
+    """A suite file; with ``game``, ``ValueError`` unless every position is of that game. The lines
+    must match the digest of the header (a file without one loads with an
+    :class:`~mancala_envs.infra.config_files.UncheckedFileWarning`), every field of every line is
+    checked (:func:`entry_from_dict`), no position is listed twice and the suite is not empty; a
+    bad file is a ``ValueError`` naming the file (and the line)."""
+    entries, seen = [], {}
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is damaged: not UTF-8 text ({e})") from None
-    for number, line in enumerate(text.splitlines(), 1):
+    body, first = checked_body(path, text, FORMAT)
+    for number, line in enumerate(body.splitlines(), first):
         if not line.strip():
             continue
         try:
             entries.append(entry_from_dict(json.loads(line), game))
         except (TypeError, ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
             raise ValueError(f"{path}, line {number}: not a suite position ({e})") from None
+        again = seen.setdefault(position_key(entries[-1].state), number)
+        if again != number:
+            raise ValueError(
+                f"{path}, line {number}: the position of line {again} again (each is listed once)"
+            )
+    if not entries:
+        raise ValueError(f"{path}: the suite is empty")
     return entries
 
 

@@ -65,6 +65,11 @@ class Tablebase:
             f"Tablebase({store.table_name(self.game)}, max_seeds={self.max_seeds}, path={str(self.path)!r})"
         )
 
+    def fingerprint(self, max_seeds: int | None = None) -> str:
+        """The fingerprint of layers ``0..max_seeds`` (default: all) of the table
+        (:func:`~mancala_envs.tablebase.store.fingerprint`): a proof records the one it rests on."""
+        return store.fingerprint(self.header, self.max_seeds if max_seeds is None else max_seeds)
+
     @property
     def covered_positions(self) -> int:
         """Positions the table covers: every canonical one, with either player to move."""

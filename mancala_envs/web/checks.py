@@ -155,6 +155,6 @@ def bounded_spec(spec: object, seconds: float, tables: bool) -> str:
         if not tables:
             raise ValueError("perfect needs a tablebase, and the server has none for this variant")
         depth = params.get("depth", "4")
-        if not depth.isdigit() or int(depth) > MAX_PERFECT_DEPTH:
+        if not (depth.isascii() and depth.isdigit()) or not 1 <= int(depth) <= MAX_PERFECT_DEPTH:
             raise ValueError(f"perfect depth must be in 1..{MAX_PERFECT_DEPTH} here, not {depth!r}")
     return name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")

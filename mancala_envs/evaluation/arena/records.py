@@ -208,10 +208,12 @@ def replay(record: GameRecord | dict[str, Any], game: Game | None = None) -> lis
     return states
 
 
-def load_records(path: str | os.PathLike, verify: bool = False) -> list[GameRecord]:
+def load_records(path: str | os.PathLike, verify: bool = True) -> list[GameRecord]:
     """The game records of a ``games.jsonl`` file (a tournament directory also works). An
     incomplete last line (an interrupted write) is skipped with a warning; any other bad line
-    raises ``ValueError`` naming the line. ``verify`` also replays every record (:func:`replay`)."""
+    raises ``ValueError`` naming the line. Every record is replayed (:func:`replay`), so one whose
+    moves, winner, plies or captured seeds were edited is refused, naming its line; ``verify=False``
+    only parses (for a caller that replays each record itself)."""
     path = Path(path)
     if path.is_dir():
         path = path / GAMES_FILE

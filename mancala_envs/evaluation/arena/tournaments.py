@@ -52,7 +52,7 @@ from mancala_envs.evaluation.arena.records import (
     parse_records,
     replay,
 )
-from mancala_envs.evaluation.openings import load_openings, resolve_openings
+from mancala_envs.evaluation.openings import load_openings, openings_text, resolve_openings, save_openings
 from mancala_envs.infra.files import append_synced, atomic_write, read_json, read_jsonl
 from mancala_envs.infra.locks import folder_lock, is_lock_file
 
@@ -120,9 +120,8 @@ def _csv_row(rec: GameRecord) -> str:
 
 
 def suite_text(suite: Sequence[State] | None) -> str:
-    return (
-        "" if suite is None else "".join(json.dumps(s.to_dict(), separators=(",", ":")) + "\n" for s in suite)
-    )
+    """The suite's lines (their SHA-256 identifies the suite in ``tournament.json``)."""
+    return "" if suite is None else openings_text(suite)
 
 
 def round_robin(
@@ -345,6 +344,6 @@ def _open_tournament(
         return parse_records(games_path, raw, verify=False)
     out.mkdir(parents=True, exist_ok=True)
     if suite is not None:
-        atomic_write(out / OPENINGS_FILE, suite_text(suite))
+        save_openings(out / OPENINGS_FILE, suite)
     atomic_write(config_path, json.dumps(config, indent=2) + "\n")
     return []
