@@ -11,12 +11,17 @@ fetched from the network (no intersphinx).
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
-
-import mancala_envs  # installed: pip install -e ".[docs]"
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
+# `python -m sphinx docs ...` run in the checkout puts it first on sys.path, and there mancala_envs
+# lacks the agents/, training/ and models/ that an install maps into it: read the installed package
+# (an editable install maps the checkout's folders itself)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
+
+import mancala_envs  # noqa: E402  (installed: pip install -e ".[docs]", or pip install ".[docs]")
 
 # -- Project -----------------------------------------------------------------------------------------
 

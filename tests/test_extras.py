@@ -151,14 +151,14 @@ def test_what_needs_an_extra_names_it(tmp_path):
         tmp_path,
     )
     for key in ("az", "az:sims=0", "policy"):
-        assert out[key] is not None and "pip install 'mancala_envs[agents]'" in out[key], key
+        assert out[key] is not None and "pip install '.[agents]'" in out[key], key
         assert "torch" in out[key]
     for key in ("sb3 face", "old sb3 path", "envs attribute"):
-        assert out[key] is not None and "pip install 'mancala_envs[sb3]'" in out[key], key
+        assert out[key] is not None and "pip install '.[sb3]'" in out[key], key
     for key in ("curve", "ratings"):
-        assert out[key] is not None and "pip install 'mancala_envs[train]'" in out[key], key
+        assert out[key] is not None and "pip install '.[train]'" in out[key], key
         assert "matplotlib" in out[key]
-    assert out["zip"] is not None and "pip install 'mancala_envs[agents]'" in out["zip"]
+    assert out["zip"] is not None and "pip install '.[agents]'" in out["zip"]
     assert not (tmp_path / "curve.png").exists() and not (tmp_path / "ratings.png").exists()
 
 
@@ -184,7 +184,7 @@ def test_the_jax_core_and_agent_name_their_extra(tmp_path):
         tmp_path,
     )
     assert set(out) == {"module", "agent"}
-    assert all("pip install 'mancala_envs[jax]'" in text for text in out.values()), out
+    assert all("pip install '.[jax]'" in text for text in out.values()), out
 
 
 @pytest.mark.parametrize("module", ["torch", "stable_baselines3", "jax"])

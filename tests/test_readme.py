@@ -19,3 +19,30 @@ def test_quickstart_has_two_commands():
 def test_readme_python_example_runs(code):
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
+
+
+ROOT = Path(__file__).parents[1]
+INSTALL_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# `pip install mancala_envs` or `pip install "mancala_envs[extra]"`: a name the index does not have
+FROM_THE_INDEX = re.compile(r"pip install\s+[\"']?mancala_envs(\[[^\]]*\])?[\"']?(?!\s*@)(\s|$|`)")
+
+
+def test_install_lines_work_without_the_package_index():
+    """Issue 43 item 11: the package is not on the index; every install line a page shows installs
+    from a checkout, an archive or a git URL."""
+    wrong = [
+        f"{page.relative_to(ROOT)}:{n}: {line.strip()}"
+        for page in INSTALL_PAGES
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if FROM_THE_INDEX.search(line)
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_the_torch_extras_show_the_cpu_install(page):
+    """Issue 43 item 12: next to the torch extras, the size of torch's CUDA build and the CPU-only
+    install line."""
+    install = (ROOT / page).read_text(encoding="utf-8").split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert '".[agents]"' in install and "3 GB" in install
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in install

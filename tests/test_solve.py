@@ -554,3 +554,21 @@ def test_check_compares_the_proof_with_its_solution(tables, solved, tmp_path, ca
             == 1
         )
         assert "its value after the moves" in capsys.readouterr().err
+
+
+def test_a_shipped_solve_is_checked_by_its_name(tmp_path, capsys, monkeypatch):
+    """Issue 43 item 18: ``--check VARIANT`` finds the shipped proof (package data, so a pip
+    install has it) and, without the table it rests on, says which one, its size and how to build it."""
+    from pathlib import Path
+
+    from mancala_envs.cli.solve import proof_to_check, shipped_solves
+
+    assert {"sadeqa_ii", "en_dodoi_6"} <= set(shipped_solves())
+    proof = proof_to_check(Path("sadeqa_ii"))
+    assert proof.is_file() and proof.name == "proof-ge1.jsonl.gz"
+    assert read_header(proof)["claim"] == ">=1"
+    monkeypatch.chdir(tmp_path)  # no file of that name here: the shipped solve is meant
+    assert solve_main(["--check", "sadeqa_ii", "--table", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert "K = 16: 60,843,510 positions, 116 MiB on disk" in err
+    assert "mancala tablebase build sadeqa_ii --max-seeds 16" in err

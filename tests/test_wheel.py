@@ -157,6 +157,9 @@ def test_the_wheel_is_one_package_with_its_data(installed: Installed):
     assert suites
     wanted += [f"mancala_envs/tablebase/suites/{p.name}" for p in suites]
     wanted += [f"mancala_envs/web/static/{name}" for name in ("index.html", "app.js", "style.css")]
+    solves = ROOT / "results" / "solve"  # the shipped proofs (issue 43 item 18)
+    shipped_solves = [*solves.rglob("*.jsonl.gz"), *solves.glob("*/solution.json")]
+    wanted += [f"mancala_envs/solutions/{p.relative_to(solves)}" for p in sorted(shipped_solves)]
     absent = [name for name in wanted if name not in names]
     assert not absent, (
         f"the wheel lacks {absent}: pyproject.toml's [tool.setuptools.package-data] must list them"
@@ -168,6 +171,21 @@ def test_the_wheel_is_one_package_with_its_data(installed: Installed):
         if "deprecat" in line.lower() and "licen" in line.lower()
     ]
     assert license_warnings == []
+    assert "would be ignored" not in installed.build_log  # every data folder is declared (item 20)
+
+
+def test_the_docs_config_reads_the_installed_package_from_the_checkout(installed: Installed):
+    """Issue 43 item 15: Sphinx run in the checkout with a regular (not editable) install reads
+    the installed package, whose agents the checkout's mancala_envs/ folder does not hold."""
+    code = (
+        "import sys; sys.path.insert(0, ''); ns = {'__file__': 'docs/conf.py'}\n"
+        "exec(compile(open('docs/conf.py').read(), 'docs/conf.py', 'exec'), ns)\n"
+        "import mancala_envs.agents; print(mancala_envs.agents.__file__)"
+    )
+    proc = subprocess.run([str(installed.python), "-c", code], cwd=ROOT, env=installed.env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert str(installed.site_packages) in proc.stdout
 
 
 def test_the_environment_imports_the_installed_package_only(installed: Installed):

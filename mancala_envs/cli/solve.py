@@ -27,6 +27,7 @@ import shlex
 import sys
 import time
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.results import provenance, read_result, write_result
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
+from mancala_envs.tablebase.index import layer_offsets
 from mancala_envs.tablebase.proof import (
     ProofError,
     Verdict,
@@ -75,16 +77,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="solve this position (State.to_dict() as JSON, or a file holding it), not the initial one",
     )
     p.add_argument("--no-first-moves", action="store_true", help="only the root position's value")
-    p.add_argument("--check", type=Path, metavar="PROOF", help="check this proof file instead of solving")
+    p.add_argument(
+        "--check",
+        type=Path,
+        metavar="PROOF",
+        help="check this proof file instead of solving, or a shipped solve's root proof by its name "
+        f"({', '.join(shipped_solves()) or 'none shipped'})",
+    )
     return p
 
 
-def open_table(game: Game, folder: Path | None) -> Tablebase:
+def open_table(game: Game, folder: Path | None, needed: int | None = None) -> Tablebase:
+    """The table in ``folder`` (default: the cache's); ``ValueError`` saying how to build it (the
+    ``needed`` K of a proof, with its positions and its size on disk, 2 bytes a position)."""
     path = folder if folder is not None else store.default_path(game)
     if not (path / store.HEADER).is_file():
+        size = ""
+        if needed is not None:
+            positions = 2 * int(layer_offsets(needed, 2 * game.holes_per_row)[needed + 1])  # either mover
+            size = f" (K = {needed}: {positions:,} positions, {2 * positions / 2**20:,.0f} MiB on disk)"
+        holes = f" --holes-per-row {game.holes_per_row}" if "holes_per_row" in game.params else ""
         raise ValueError(
-            f"no {game.variant} table at {path}: build one with 'mancala tablebase build {game.name} "
-            f"--max-seeds K --out {path}', or give --table DIR"
+            f"no {game.variant} table at {path}{size}: build one with 'mancala tablebase build "
+            f"{game.name}{holes} --max-seeds {needed if needed is not None else 'K'} --out {path}', "
+            "or give --table DIR"
         )
     return load(path, get_game(game.name, **{k: v for k, v in game.params.items() if k != "max_plies"}))
 
@@ -224,9 +240,25 @@ def _solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def shipped_solves() -> list[str]:
+    """The solves shipped as package data (``mancala_envs.solutions``): their folder names."""
+    root = resources.files("mancala_envs.solutions")
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "solution.json").is_file())
+
+
+def proof_to_check(named: Path) -> Path:
+    """``named`` itself when it is a file; else the root proof of the shipped solve of that name."""
+    if named.is_file() or str(named) not in shipped_solves():
+        return named
+    folder = Path(str(resources.files("mancala_envs.solutions") / str(named)))
+    solution = read_result(folder / "solution.json")
+    return folder / solution["proofs"][0]["file"]
+
+
 def _check(args: argparse.Namespace) -> int:
-    game, _ = proof_game(args.check, read_header(args.check))
-    table = open_table(game, args.table)
+    args.check = proof_to_check(args.check)
+    game, max_seeds = proof_game(args.check, read_header(args.check))
+    table = open_table(game, args.table, max_seeds)
     try:
         verdict = check_proof(args.check, table)
     except ProofError as e:

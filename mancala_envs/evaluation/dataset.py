@@ -11,7 +11,7 @@ single-agent env :class:`~mancala_envs.envs.single.SingleAgentEnv` (``obs_format
 opponent moves inside ``reset``/``step``), and writes the learner's episodes as a
 `Minari <https://minari.farama.org>`_ dataset in Minari's own format (HDF5), which
 ``minari.load_dataset`` reads. The ``dataset`` extra installs Minari
-(``pip install 'mancala_envs[dataset]'``).
+(``pip install '.[dataset]' in a checkout``).
 
 **Schema** (Minari's episode fields; ``n`` steps, ``n + 1`` observations and infos: the first
 from ``reset``, then one per step):
@@ -513,7 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play an agent pair over an opening suite (each opening with the learner in both seats) "
         "and write the learner's episodes as a Minari dataset (observations, actions, rewards, "
         "infos.action_mask, infos.exact_value). Needs the dataset extra: "
-        "pip install 'mancala_envs[dataset]'.",
+        "pip install '.[dataset]' in a checkout.",
     )
     parser.add_argument("--game", required=True, choices=GAMES, help="which game: " + ", ".join(GAMES))
     parser.add_argument(

@@ -12,11 +12,11 @@ class MissingExtraError(ImportError):
 
 def require(module: str, extra: str, what: str) -> ModuleType:
     """``import module``, or :class:`MissingExtraError` saying that ``what`` needs
-    ``pip install 'mancala_envs[extra]'``."""
+    ``pip install '.[extra]'`` (the package installs from a checkout, not the index)."""
     try:
         return importlib.import_module(module)
     except ImportError as e:
         raise MissingExtraError(
             f"{what} needs {module.partition('.')[0]}, which is not installed: "
-            f"pip install 'mancala_envs[{extra}]'"
+            f"install the mancala_envs[{extra}] extra (pip install '.[{extra}]' in a checkout)"
         ) from e

@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mancala serve",
         description="Play, analyse and replay games in the browser (a local web app; the web extra: "
-        "pip install 'mancala_envs[web]').",
+        "pip install '.[web]' in a checkout).",
     )
     p.add_argument("--host", default=DEFAULT_HOST, help="address to bind (default 127.0.0.1: this machine)")
     p.add_argument("--port", type=int, default=0, help="port (default 0: a free one, printed)")
