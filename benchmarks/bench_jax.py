@@ -64,6 +64,16 @@ def steps_per_second(env, batch: int, steps: int, seconds: float) -> tuple[float
     return batch * steps * calls / (time.perf_counter() - t0), compile_s
 
 
+def numba_moves_per_second(game, seconds: float) -> float:
+    """The rules core's compiled random games (``mancala_envs.random_games``, one core): moves/s."""
+    mancala_envs.random_games(game, 10)  # compile or load the kernels first
+    moves, t0, seed = 0, time.perf_counter(), 1
+    while time.perf_counter() - t0 < seconds:
+        moves += int(mancala_envs.random_games(game, 2000, seed=seed).plies.sum())
+        seed += 1
+    return moves / (time.perf_counter() - t0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -102,6 +112,8 @@ def main() -> None:
     rows = []
     for label, env in envs:
         row = [label]
+        numba = numba_moves_per_second(env.game, args.seconds) if isinstance(env, JaxEnv) else None
+        raw.setdefault("numba_moves_per_second", {})[label] = numba
         for batch in args.batches:
             rate, compile_s = steps_per_second(env, batch, args.steps_per_call, args.seconds)
             raw["steps_per_second"].setdefault(label, {})[str(batch)] = rate
@@ -115,14 +127,21 @@ def main() -> None:
     peer = raw["steps_per_second"][envs[0][0]][str(args.batches[-1])]
     for row, (label, _) in zip(rows, envs, strict=True):
         row.append(times(raw["steps_per_second"][label][str(args.batches[-1])] / peer))
-    columns = ["game", *(f"batch {b:,}" for b in args.batches), f"vs connect_four at {args.batches[-1]:,}"]
+        numba = raw["numba_moves_per_second"][label]
+        row.append("—" if numba is None else per_second(numba))
+    columns = [
+        "game", *(f"batch {b:,}" for b in args.batches), f"vs connect_four at {args.batches[-1]:,}",
+        "numba core, 1 CPU core (moves/s)",
+    ]  # fmt: skip
     notes = [
         f"Random play through `vmap(auto_reset(env.step, env.init))`, {args.steps_per_call} steps a "
         f"jitted call, on {raw['backend']} ({raw['device']}), jax {raw['jax']}, pgx {raw['pgx']}, "
         f"relay plan (ratio, min lanes, unroll) {tuple(relay.PLAN)}; "
         f"steps/s = games × steps over at least {args.seconds:g} s after a compiled warm-up. "
         "Targets on one H200 at batch 2^20: Songo Ewondo ≥ pgx connect_four; Sadeqa II and every "
-        "En Dodoi width ≥ 200 M steps/s.",
+        "En Dodoi width ≥ 200 M steps/s. Last column: the rules core's compiled random games "
+        "(`mancala_envs.random_games`) on one CPU core in the same run, the fast path without an "
+        "accelerator.",
     ]
     write_table(
         args.out,
