@@ -381,7 +381,7 @@ def test_legend_and_value_convention(page):
     game = get_game("sadeqa_ii")
     cells = analyse(page, "analyse-minimax", "minimax", game.legal_actions(game.initial_state()))
     heads = page.page.locator("#analysis-table th").all_inner_texts()
-    assert heads[-1] == "value"
+    assert heads[-1] == "minimax value"
     for text, value in cells.values():
         assert re.fullmatch(r"[+-]\d\.\d{3}|0\.000", value) and -1 <= float(value) <= 1, (text, value)
     assert re.search(r"value [+-]?\d\.\d{3}", page.page.inner_text("#analysis-summary"))

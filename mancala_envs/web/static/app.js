@@ -207,7 +207,7 @@ async function undo() {
 const COLUMN_HEADS = {
   network: (r) => [["prior", (m) => `${(100 * m.prior).toFixed(1)}%`], ["value", (m) => fmt(m.value)]],
   search: (r) => [["visits", (m) => String(m.visits)], ["value (Q)", (m) => fmt(m.q)]],
-  minimax: (r) => [[`minimax d${r.summary.depth}`, (m) => m.text], ["value", (m) => fmt(m.value)]],
+  minimax: (r) => [[`minimax d${r.summary.depth}`, (m) => m.text], ["minimax value", (m) => fmt(m.value)]],
   exact: (r) => {
     const heads = [["exact", (m) => m.text]];
     if (Object.values(r.moves).some((m) => m.margin)) {
@@ -326,7 +326,9 @@ async function loadRecords() {
         select.add(option);
       }
       for (const g of file.games) {
-        const text = `${file.name} #${g.index}: ${g.agents[0]} vs ${g.agents[1]}, ${g.plies} plies, ${g.winner}`;
+        // the result in the words of the board's result line (render.result_text)
+        const result = g.winner === "draw" ? "draw" : g.winner === "none" ? "no winner" : `${g.winner} wins`;
+        const text = `${file.name} #${g.index}: ${g.agents[0]} vs ${g.agents[1]}, ${g.plies} plies, ${result}`;
         select.add(new Option(text, `${file.id}/${g.index}`));
       }
     }
