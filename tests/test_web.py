@@ -225,10 +225,11 @@ def test_exact_column_is_the_tables(client, tables, name, params):
         state = covered_position(game, tb, seed)
         result = analyse(client, name, params, start={"state": state.to_dict()}, column="exact")
         probe = tb.probe(state)
-        assert result["summary"]["outcome"] == {1: "won", 0: "drawn", -1: "lost"}[probe.outcome]
+        assert result["summary"]["outcome"] == {1: "win", 0: "draw", -1: "loss"}[probe.outcome]
+        assert result["summary"]["value"] == probe.outcome
         for a in game.legal_actions(state):
             entry = result["moves"][str(a)]
-            assert entry["outcome"] == probe.move_outcomes[a]
+            assert entry["outcome"] == entry["value"] == probe.move_outcomes[a]
             if name != "sadeqa_ii":  # margins: the probe's candidates for A and B of each move
                 want = [
                     tablebase.table.as_bound(probe.moves[a, c])
@@ -296,10 +297,70 @@ def test_search_column_visits_and_q(client, who):
     visits = [m["visits"] for m in result["moves"].values()]
     assert set(result["moves"]) == {str(a) for a in game.legal_actions(state)}
     assert sum(visits) > 0 and result["summary"]["simulations"] >= sum(visits) - 1
-    lo, hi = (0.0, 1.0) if who == "mcts" else (-1.0, 1.0)
-    assert all(lo <= m["q"] <= hi for m in result["moves"].values() if m["q"] is not None)
+    assert all(-1.0 <= m["q"] <= 1.0 for m in result["moves"].values() if m["q"] is not None)
     # the board carries the column as labels under the mover's pits
     assert result["board"].count('class="label"') == len(result["moves"])
+
+
+def one_move_from_the_end(game, outcome):
+    """A running position of seeded random play with two or more legal moves, one of which ends
+    the game at once with a win for the mover (``outcome`` 1), or all of which end it with his
+    loss (``outcome`` -1): its exact value is ``outcome``, whatever a column searches."""
+    from mancala_envs.tablebase.proof import end_result
+
+    for seed in range(500):
+        state, rng = game.initial_state(), np.random.default_rng(seed)
+        while not state.is_over:
+            legal = game.legal_actions(state)
+            ends = [game.apply(state, a) for a in legal]
+            results = [end_result(c, state.to_move) if c.is_over else None for c in ends]
+            if len(legal) > 1 and (1 in results if outcome == 1 else set(results) == {-1}):
+                return state
+            state = ends[rng.integers(len(legal))]
+    raise AssertionError(f"no position one move from a {outcome:+d} found")
+
+
+COLUMN_REQUESTS = [
+    {"column": "network", "agent": "az"},
+    {"column": "network", "agent": "policy"},
+    {"column": "search", "agent": "az"},
+    {"column": "search", "agent": "mcts"},
+    {"column": "minimax", "depth": 4},
+    {"column": "exact"},
+]
+
+
+@pytest.mark.parametrize("outcome", [1, -1])
+def test_every_column_values_for_the_player_to_move(client, outcome):
+    """One convention: every column's values are the mover's, in [-1, 1]. On a position whose exact
+    value is known (one move from a win, or every move a loss), each column's best move and its
+    value of the position have the exact value's sign."""
+    pytest.importorskip("torch", reason="the az and policy networks need torch")
+    game = get_game("en_dodoi", holes_per_row=6)
+    state = one_move_from_the_end(game, outcome)
+    start = {"state": state.to_dict()}
+    for request in COLUMN_REQUESTS:
+        result = analyse(client, "en_dodoi", {"holes_per_row": 6}, start=start, seconds=0.5, **request)
+        key = "q" if request["column"] == "search" else "value"
+        values = {int(a): m[key] for a, m in result["moves"].items() if m[key] is not None}
+        summary = result["summary"]
+        assert all(-1.0 <= v <= 1.0 for v in [*values.values(), summary["value"]]), (request, result)
+        assert np.sign(summary["value"]) == outcome, (request, summary, values)
+        assert np.sign(values[summary["best"]]) == outcome, (request, summary, values)
+        if summary.get("head_value") is not None:
+            assert -1.0 <= summary["head_value"] <= 1.0
+
+
+def test_info_names_the_networks_loaded(tmp_path):
+    """The page announces the first analysis of a network (it compiles) unless ``/api/info`` says
+    the server has loaded that network already."""
+    pytest.importorskip("torch", reason="the policy network needs torch")
+    with TestClient(create_app(tables=tmp_path), raise_server_exceptions=False) as c:
+        c.get("/")
+        assert c.get("/api/info").json()["networks_loaded"] == []
+        analyse(c, "sadeqa_ii", {}, column="network", agent="policy")
+        analyse(c, "sadeqa_ii", {}, column="minimax", depth=2)
+        assert c.get("/api/info").json()["networks_loaded"] == ["policy"]
 
 
 # ---------------------------------------------------------------- records and exports

@@ -24,6 +24,7 @@ import pytest
 
 from mancala_envs import Game, State, get_game, tablebase
 from mancala_envs.evaluation.arena import play_game, replay
+from mancala_envs.evaluation.openings import random_openings
 from mancala_envs.render import result_text, status_line
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 
@@ -55,13 +56,15 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """The server's URL: ``mancala serve`` on a free port, with a records folder (two games) and a
-    tables folder (an En Dodoi 6 table), both made before it starts."""
+    """The server's URL: ``mancala serve`` on a free port, with a records folder (two games from the
+    initial position, one from a suite opening) and a tables folder (an En Dodoi 6 table), both made
+    before it starts."""
     root = tmp_path_factory.mktemp("web")
     records, tables = root / "records", root / "tables"
     records.mkdir()
     game = get_game(*RECORD_GAME[:1], **RECORD_GAME[1])
     recs = [play_game(game, "greedy", "random", seed=s) for s in (1, 2)]
+    recs.append(play_game(game, "greedy", "random", seed=3, start=random_openings(game, 1)[0]))
     (records / "games.jsonl").write_text("".join(r.to_json() + "\n" for r in recs), encoding="utf-8")
     table_game = get_game(TABLE_GAME[0], **TABLE_GAME[1])
     tablebase.build(table_game, max_seeds=TABLE_SEEDS, path=tables / table_game.variant)
@@ -296,7 +299,7 @@ def test_analyse_a_covered_position(page, server):
     new_game(page, game.variant, "human", "human", seed=0, pasted=state)
     check_shown(page, game, state, clickable=True)
     legal = game.legal_actions(state)
-    words = {1: "won", 0: "drawn", -1: "lost"}
+    words = {1: "win", 0: "draw", -1: "loss"}
     minimax = analyse(page, "analyse-minimax", "minimax", legal)
     assert all(re.fullmatch(r"-?\d+|win|loss", cells[0]) for cells in minimax.values()), minimax
     exact = analyse(page, "analyse-exact", "exact", legal)
@@ -307,6 +310,9 @@ def test_analyse_a_covered_position(page, server):
     check_shown(page, game, state, clickable=True)
     assert page.js("S.view.state.ply") == state.ply  # nothing moved: both sides are human
     screenshot(page, "analyse-exact.png")
+    # one word for one result: win / draw / loss, in every column and the summary
+    shown = page.page.inner_text("#analysis")
+    assert not re.search(r"\b(won|drawn|lost)\b", shown), shown
     page.assert_clean()
 
 
@@ -346,4 +352,72 @@ def test_replay_a_record(page, server):
     assert page.page.inner_text("#result") == f"Result: {result_text(game, states[-1])}"
     page.page.click("#replay-first")
     shown(0)
+    page.assert_clean()
+
+
+def test_stale_errors_are_cleared(page):
+    """A message about one position goes when the position changes, and when the tab changes."""
+    new_game(page, "sadeqa_ii", "human", "human", seed=0)
+    no_table = "() => document.querySelector('#error').textContent.includes('no tablebase')"
+    page.page.click("#analyse-exact")  # this server has no Sadeqa II table
+    page.page.wait_for_function(no_table)
+    page.page.click("#board circle.pit.legal >> nth=0")
+    page.page.wait_for_function("() => S.view.state.ply === 1")
+    assert page.page.inner_text("#error") == ""
+    page.page.click("#analyse-exact")
+    page.page.wait_for_function(no_table)
+    page.page.click("#tab-replay")
+    assert page.page.inner_text("#error") == ""
+
+
+def test_legend_and_value_convention(page):
+    """The board has a legend (rings, captures, the figures and ? by the pits); the analysis says
+    whose values it shows, and every value is signed, in [-1, 1]."""
+    new_game(page, "sadeqa_ii", "human", "greedy", seed=0)
+    legend = page.page.inner_text("#legend")
+    assert "ringed pit" in legend and "green ring" in legend and "+k" in legend and "?" in legend
+    convention = page.page.inner_text("#value-convention")
+    assert "player_0" in convention and "−1 (loss)" in convention and "+1 (win)" in convention
+    game = get_game("sadeqa_ii")
+    cells = analyse(page, "analyse-minimax", "minimax", game.legal_actions(game.initial_state()))
+    heads = page.page.locator("#analysis-table th").all_inner_texts()
+    assert heads[-1] == "minimax value"
+    for text, value in cells.values():
+        assert re.fullmatch(r"[+-]\d\.\d{3}|0\.000", value) and -1 <= float(value) <= 1, (text, value)
+    assert re.search(r"value [+-]?\d\.\d{3}", page.page.inner_text("#analysis-summary"))
+    page.assert_clean()
+
+
+def test_replay_counts_plies_from_the_games_start(page, server):
+    """A record from a suite opening: its list entry, the counter and the board count the plies
+    from the game's start (the record's ``plies``), not from the record's first move."""
+    record = server["records"][2]
+    start = replay(record)[0]
+    assert start.ply > 0
+    page.page.click("#tab-replay")
+    page.page.wait_for_selector("#records option[value='0/2']", state="attached")
+    assert f", {record.plies} plies," in page.page.inner_text("#records option[value='0/2']")
+    page.page.select_option("#records", "0/2")
+    for step in range(2):
+        ply = start.ply + step
+        page.page.wait_for_function(f"() => S.mode === 'replay' && S.view.state.ply === {ply}")
+        assert page.page.inner_text("#replay-ply") == f"ply {ply} of {record.plies}"
+        assert f" · ply {ply} · " in page.js("document.querySelector('#board svg').textContent")
+        page.page.click("#replay-next")
+    page.assert_clean()
+
+
+def test_first_network_analysis_is_announced(page):
+    """While the first analysis of a network the server has not loaded runs, the page says it
+    compiles (it may take a minute); once it has run, the page no longer says so."""
+    new_game(page, "sadeqa_ii", "human", "human", seed=0)
+    page.js("S.info.networks_loaded = []")  # as on a server that has loaded no network
+    text = page.js(
+        "(document.getElementById('analyse-network-policy').click(),"
+        " document.getElementById('analysis-summary').textContent)"
+    )
+    assert "first analysis of a network" in text and "may take a minute" in text
+    page.page.wait_for_function("() => S.analysis.has('network:policy')")
+    again = page.js("waitingText(document.getElementById('analyse-network-policy'))")
+    assert again == "computing network (policy)…"
     page.assert_clean()

@@ -318,7 +318,16 @@ def info(server: Server) -> dict[str, Any]:
         "max_depth": MAX_DEPTH,
         "columns": list(analysis.COLUMNS),
         "records": server.records is not None,
+        "networks_loaded": networks_loaded(server),
     }
+
+
+def networks_loaded(server: Server) -> list[str]:
+    """The network agents (``az``, ``policy``) the server holds already: the page announces that
+    the first analysis of another one loads and compiles it (it may take a minute)."""
+    with server.lock:
+        names = {key.split("|")[0].split(":")[0] for key in server.agents}
+    return sorted(names & {"az", "policy"})
 
 
 def warm_up() -> None:

@@ -13,7 +13,8 @@ const S = {
   view: null,
   generation: 0, // bumped by every new game, undo or replay step: stale agent moves are dropped
   mode: "play",
-  replay: null, // {moves, ply, label}
+  replay: null, // {moves, ply, startPly, plies}: ply indexes moves; the page shows startPly + ply
+  warm: new Set(), // the networks this page has had analysed (their first analysis compiles)
   analysis: new Map(), // "column:agent" -> result, for the position shown
   analysed: "", // the position the analysis is of
   sending: false, // a human's move is on its way to the server
@@ -64,7 +65,9 @@ function render(view) {
   if (gained.length) text += ` (${gained.join(", ")})`;
   $("last-move").textContent = text;
   $("result").textContent = view.over ? `Result: ${view.result}` : "";
+  $("value-player").textContent = `player_${view.to_move}`;
   if (positionKey() !== S.analysed) {
+    showError(null); // a message about another position is stale
     S.analysis.clear();
     S.analysed = positionKey();
     renderAnalysis();
@@ -200,10 +203,11 @@ async function undo() {
 
 // ------------------------------------------------------------------ analysis
 
+// every value column: the value for the player to move, in [-1, 1] (mancala_envs/web/analysis.py)
 const COLUMN_HEADS = {
   network: (r) => [["prior", (m) => `${(100 * m.prior).toFixed(1)}%`], ["value", (m) => fmt(m.value)]],
-  search: (r) => [["visits", (m) => String(m.visits)], ["Q", (m) => fmt(m.q)]],
-  minimax: (r) => [[`minimax d${r.summary.depth}`, (m) => m.text]],
+  search: (r) => [["visits", (m) => String(m.visits)], ["value (Q)", (m) => fmt(m.q)]],
+  minimax: (r) => [[`minimax d${r.summary.depth}`, (m) => m.text], ["minimax value", (m) => fmt(m.value)]],
   exact: (r) => {
     const heads = [["exact", (m) => m.text]];
     if (Object.values(r.moves).some((m) => m.margin)) {
@@ -214,7 +218,22 @@ const COLUMN_HEADS = {
 };
 
 function fmt(x) {
-  return x === null || x === undefined ? "" : Number(x).toFixed(3);
+  if (x === null || x === undefined) return "";
+  return (x > 0 ? "+" : "") + Number(x).toFixed(3);
+}
+
+// the summary's keys in words (value: of the position, for the player to move)
+const SUMMARY_WORDS = {value: "value", best: "best move", head_value: "value head's own estimate"};
+
+const NETWORKS = ["az", "policy"];
+
+function waitingText(button) {
+  const agent = button.dataset.agent;
+  let text = `computing ${button.textContent}…`;
+  if (NETWORKS.includes(agent) && !S.warm.has(agent) && !(S.info.networks_loaded || []).includes(agent)) {
+    text += " The first analysis of a network loads it and compiles its code: it may take a minute.";
+  }
+  return text;
 }
 
 function marginText([lo, hi]) {
@@ -232,9 +251,10 @@ async function analyse(button) {
   const key = positionKey();
   showError(null);
   button.disabled = true;
-  $("analysis-summary").textContent = `computing ${button.textContent}…`;
+  $("analysis-summary").textContent = waitingText(button);
   try {
     const result = await api("/api/analyse", body);
+    if (NETWORKS.includes(agent)) S.warm.add(agent);
     if (key !== positionKey()) return;
     S.analysis.set(agent ? `${column}:${agent}` : column, result);
     $("board").innerHTML = result.board;
@@ -266,7 +286,7 @@ function renderAnalysis() {
     }
     const parts = Object.entries(result.summary)
       .filter(([, v]) => v !== null && v !== undefined)
-      .map(([k, v]) => `${k} ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(3) : v}`);
+      .map(([k, v]) => `${SUMMARY_WORDS[k] || k} ${k.includes("value") ? fmt(v) : v}`);
     summaries.push(`${key}: ${parts.join(", ")}`);
   }
   const row = head.insertRow();
@@ -306,7 +326,9 @@ async function loadRecords() {
         select.add(option);
       }
       for (const g of file.games) {
-        const text = `${file.name} #${g.index}: ${g.agents[0]} vs ${g.agents[1]}, ${g.plies} plies, ${g.winner}`;
+        // the result in the words of the board's result line (render.result_text)
+        const result = g.winner === "draw" ? "draw" : g.winner === "none" ? "no winner" : `${g.winner} wins`;
+        const text = `${file.name} #${g.index}: ${g.agents[0]} vs ${g.agents[1]}, ${g.plies} plies, ${result}`;
         select.add(new Option(text, `${file.id}/${g.index}`));
       }
     }
@@ -328,7 +350,7 @@ async function openRecord() {
     S.sides = rec.agents;
     S.bottom = 0;
     S.start = rec.start;
-    S.replay = {moves: rec.moves, ply: 0};
+    S.replay = {moves: rec.moves, ply: 0, startPly: rec.start.state.ply, plies: rec.plies};
     S.moves = [];
     $("sides").textContent = `player_0: ${rec.agents[0]} · player_1: ${rec.agents[1]} (replay)`;
     await stepTo(0);
@@ -340,7 +362,8 @@ async function openRecord() {
 async function stepTo(ply) {
   if (!S.replay) return;
   S.replay.ply = Math.max(0, Math.min(ply, S.replay.moves.length));
-  $("replay-ply").textContent = `ply ${S.replay.ply} of ${S.replay.moves.length}`;
+  // plies counted from the game's start, as the board and the records list count them
+  $("replay-ply").textContent = `ply ${S.replay.startPly + S.replay.ply} of ${S.replay.plies}`;
   // one request at a time (the server answers a second one of this page with 429): quick steps
   // only move S.replay.ply, and the request under way then asks again for the latest ply
   if (S.stepping) return;
@@ -378,7 +401,7 @@ async function exportAs(format) {
     const url = URL.createObjectURL(await response.blob());
     const link = document.createElement("a");
     link.href = url;
-    link.download = `${S.variant.variant}-ply${S.moves.length}.${format}`;
+    link.download = `${S.variant.variant}-ply${S.view.state.ply}.${format}`; // the server's name
     document.body.appendChild(link);
     link.click();
     link.remove();
@@ -394,6 +417,7 @@ function switchTab(panel) {
   for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.panel === panel);
   $("panel-play").hidden = panel !== "play";
   $("panel-replay").hidden = panel !== "replay";
+  showError(null); // a message of the other tab is stale
   if (panel === "replay") loadRecords();
 }
 
