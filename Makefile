@@ -41,7 +41,7 @@ docs: $(STAMP)  ## the documentation site, warnings as errors, into docs/_build/
 screenshots: $(STAMP)  ## the web app's pictures in docs/images/web (docs/play-and-analyse.md), taken by its browser tests
 	MANCALA_SCREENSHOTS=docs/images/web $(PY) -m pytest -q tests/test_web_browser.py
 
-results: $(STAMP)  ## render docs/results/*.md and the README's headline table from the result files in results/
+results: $(STAMP)  ## render docs/results/*.md, their figures and the README's headline table from the result files in results/
 	$(PY) docs/render_results.py
 
 # greedy against minimax:depth=2 over 16 opening pairs, exact values from 10-seed tables (built in the tablebase cache)

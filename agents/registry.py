@@ -23,6 +23,7 @@ from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.agents.policies.policy import PolicyAgent
 from mancala_envs.agents.policies.rllib import RLlibAgent
 from mancala_envs.game import check_seed
+from mancala_envs.infra.compile_note import agent_kernels, announce_compilation
 
 
 def _integer(text: str) -> int:
@@ -142,6 +143,7 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
             params[key] = accepted[key](value)
         except ValueError as err:
             raise ValueError(f"bad {name} parameter {key}: {err}") from None
+    announce_compilation(*agent_kernels(name))  # its kernels' first use may compile them
     return factory(**params, seed=seed)  # each agent names itself with the spec that rebuilds it
 
 

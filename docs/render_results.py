@@ -7,7 +7,11 @@ Every table comes from a result file written by the command that measured it
 (:mod:`mancala_envs.infra.results`: the figures, the command, date, code revision, machine and the
 models played). Each page states that provenance under its tables and marks a table **stale** when
 a model it was measured with has changed since (its weights' checksum differs from the shipped
-file's) — the renderer decides that, not a person. Pages are rewritten only here; never edit them.
+file's) — the renderer decides that, not a person. A page with a chart (scores, rates, ratings with
+their intervals) opens with it: ``docs/results/figures/<page>.png``, drawn here from the same files
+(:mod:`mancala_envs.evaluation.figures`: the same bytes each time), and ``--check`` names a figure
+that is missing, stale or edited as it names a page. Pages and figures are rewritten only here;
+never edit them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from mancala_envs.agents.registry import parse_spec
 from mancala_envs.cli.solve import VALUE_WORDS
 from mancala_envs.evaluation.evaluate import pairwise_table
 from mancala_envs.evaluation.evaluate import table as evaluation_table
+from mancala_envs.evaluation.figures import Chart, Series, draw, figure_is_current
 from mancala_envs.game import get_game
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.infra.results import read_result
@@ -235,11 +240,13 @@ def summary_row(payload: dict[str, Any], agent: str, opponent: str) -> dict[str,
     return None
 
 
-def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
-    """Every variant's `az` against minimax at equal time and on the depth ladder, from the file of
-    each match with the most pairs (a score measured with a model no longer shipped is marked
-    stale), and which variants reach the target."""
-    best: dict[tuple[tuple[int, int], str, int], tuple[dict[str, Any], bool]] = {}
+Summary = dict[tuple[tuple[int, int], str, int], tuple[dict[str, Any], bool]]
+
+
+def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
+    """``{(variant key, variant, match index): (row, stale)}``: each variant's row of each of
+    :data:`SUMMARY_MATCHES` from the file with the most pairs, and whether its model changed since."""
+    best: Summary = {}
     for _, p in files:
         stale = bool(stale_models(p, models_dir))
         for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
@@ -247,6 +254,14 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
             key = (variant_key(p), variant(p), i)
             if r is not None and (key not in best or r["pairs"] > best[key][0]["pairs"]):
                 best[key] = (r, stale)
+    return best
+
+
+def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
+    """Every variant's `az` against minimax at equal time and on the depth ladder, from the file of
+    each match with the most pairs (a score measured with a model no longer shipped is marked
+    stale), and which variants reach the target."""
+    best = summary_rows(files, models_dir)
     if not best:
         return []
     rows: list[list[Any]] = []
@@ -653,6 +668,150 @@ PAGE_SOURCES: dict[str, tuple[Callable[[Loaded, Path], str], str]] = {
 }
 
 
+# --- the figures: each page opens with a chart of the files its tables come from ---------------------
+
+STALE_NOTE = "hollow: measured with a model changed since"
+Point = tuple[float, Iterable[float] | None, bool]  # value, 95% interval (None: none), stale
+
+
+def series(label: str, points: list[Point | None]) -> Series:
+    """A chart's series from (value, interval, stale) per category; None: no value there."""
+    values, lows, highs, hollow = [], [], [], []
+    for point in points:
+        value, interval, stale = point if point is not None else (None, None, False)
+        low, high = interval if interval is not None else (None, None)
+        values.append(value)
+        lows.append(None if low is None or low != low else low)  # NaN: no interval
+        highs.append(None if high is None or high != high else high)
+        hollow.append(stale)
+    return Series(label, values, lows, highs, hollow)
+
+
+def by_variant(
+    files: Loaded, models_dir: Path, rows: Callable[[dict[str, Any]], dict[str, Point]]
+) -> tuple[list[str], list[Series], bool]:
+    """Categories (the union of ``rows``' keys, in order of appearance) and a series per variant;
+    whether any point is stale."""
+    per_file = [(variant(p), rows(p), bool(stale_models(p, models_dir))) for _, p in files]
+    categories = list(dict.fromkeys(key for _, got, _ in per_file for key in got))
+    out = [
+        series(name, [(*got[c][:2], stale) if c in got else None for c in categories])
+        for name, got, stale in per_file
+    ]
+    return categories, out, any(stale for *_, stale in per_file)
+
+
+def chart_balance(files: Loaded, models_dir: Path) -> Chart | None:
+    if not files:
+        return None
+    points: list[Point | None] = [(p["score"], p["ci95"], False) for _, p in files]
+    return Chart(
+        "The player to move at the opening: its score, each game's opening suite",
+        "score of the player to move",
+        [variant(p) for _, p in files],
+        [series("player to move", points)],
+        ylim=(-0.02, 1.02),
+        reference=0.5,
+    )
+
+
+def chart_optimality(files: Loaded, models_dir: Path) -> Chart | None:
+    if not files:
+        return None
+    categories, lines, stale = by_variant(
+        files, models_dir, lambda p: {r["agent"]: (r["rate"], r["ci95"], False) for r in p["rows"]}
+    )
+    return Chart(
+        "Share of optimal moves on the shipped suites",
+        "optimal moves",
+        categories,
+        lines,
+        ylim=(-0.02, 1.02),
+        note=STALE_NOTE if stale else "",
+    )
+
+
+def chart_strength(files: Loaded, models_dir: Path) -> Chart | None:
+    best = summary_rows(files, models_dir)
+    if not best:
+        return None
+    names = list(dict.fromkeys(name for _, name, _ in sorted(best)))
+    got = {(name, i): (r["score"], r["ci95"], stale) for (_, name, i), (r, stale) in best.items()}
+    lines = [
+        series(
+            f"{agent} vs {opponent.replace(':time=*', ', equal time')}",
+            [got.get((name, i)) for name in names],
+        )
+        for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES)
+        if any((name, i) in got for name in names)
+    ]
+    stale = any(stale for _, stale in best.values())
+    return Chart(
+        "az against minimax (the summary's matches)",
+        "score over opening pairs",
+        names,
+        lines,
+        ylim=(-0.02, 1.02),
+        reference=0.5,
+        note=STALE_NOTE if stale else "",
+    )
+
+
+def chart_policies(files: Loaded, models_dir: Path) -> Chart | None:
+    if not files:
+        return None
+    categories, lines, stale = by_variant(
+        files,
+        models_dir,
+        lambda p: {
+            r["opponent"]: (r["score"], r["ci95"], False) for r in p["results"] if r["agent"] == "policy"
+        },
+    )
+    return Chart(
+        "The shipped PPO policy against the baselines",
+        "score over opening pairs",
+        categories,
+        lines,
+        ylim=(-0.02, 1.02),
+        reference=0.5,
+        note=STALE_NOTE if stale else "",
+    )
+
+
+def chart_ratings(files: Loaded, models_dir: Path) -> Chart | None:
+    if not files:
+        return None
+    categories, lines, stale = by_variant(
+        files,
+        models_dir,
+        lambda p: {r["agent"]: (r["elo"], (r["ci_low"], r["ci_high"]), False) for r in p["ratings"]},
+    )
+    return Chart(
+        "Bradley–Terry ratings (Elo scale, random at 0)",
+        "Elo",
+        categories,
+        lines,
+        note=STALE_NOTE if stale else "",
+    )
+
+
+# page -> its chart (None: no data); the pages of free-form tables (benchmarks, tablebase builds),
+# the solved games (proven values, no interval) and the models (no result file) have no chart
+CHARTS: dict[str, Callable[[Loaded, Path], Chart | None]] = {
+    "balance": chart_balance,
+    "optimality": chart_optimality,
+    "strength": chart_strength,
+    "policies": chart_policies,
+    "ratings": chart_ratings,
+}
+
+
+def with_figure(page: str, name: str, chart: Chart) -> str:
+    """``page`` with the chart's image right under its title."""
+    title, _, rest = page.partition("\n")
+    return f"{title}\n\n![{chart.title}](figures/{name}.png)\n{rest}"
+
+
 # --- the README's headline table --------------------------------------------------------------------
 
 HEADLINE_MATCHES = (
@@ -742,38 +901,69 @@ def load_all(results: Path = RESULTS) -> dict[str, Loaded]:
     return out
 
 
-def render_all(results: Path = RESULTS, models_dir: Path = MODELS_DIR) -> dict[str, str]:
+def render_site(
+    results: Path = RESULTS, models_dir: Path = MODELS_DIR
+) -> tuple[dict[str, str], dict[str, Chart]]:
     """``{page name: Markdown}`` for every results page, from the files under ``results``, and
-    ``"README"``: the README's headline block."""
+    ``"README"``: the README's headline block; ``{page name: chart}`` for each page with a figure."""
     loaded = load_all(results)
-    pages = {
-        name: f"{GENERATED}\n\n{render(loaded[name], models_dir).rstrip()}\n"
-        for name, (render, _) in PAGE_SOURCES.items()
-    }
+    pages, charts = {}, {}
+    for name, (render, _) in PAGE_SOURCES.items():
+        page = render(loaded[name], models_dir).rstrip()
+        chart = CHARTS[name](loaded[name], models_dir) if name in CHARTS else None
+        if chart is not None:
+            charts[name] = chart
+            page = with_figure(page, name, chart)
+        pages[name] = f"{GENERATED}\n\n{page}\n"
     pages["models"] = f"{GENERATED}\n\n{page_models(models_dir).rstrip()}\n"
     pages["README"] = headline(loaded, models_dir)
-    return pages
+    return pages, charts
+
+
+def render_all(results: Path = RESULTS, models_dir: Path = MODELS_DIR) -> dict[str, str]:
+    """The pages of :func:`render_site` (and the README's block)."""
+    return render_site(results, models_dir)[0]
+
+
+def sync(
+    check: bool,
+    results: Path = RESULTS,
+    pages_dir: Path = PAGES,
+    readme: Path = README,
+    models_dir: Path = MODELS_DIR,
+) -> list[Path]:
+    """The README, pages and figures that differ from what the result files render (a figure
+    missing, stale or left from a page without one included); unless ``check``, rewrite them."""
+    differ: list[Path] = []
+    rendered, charts = render_site(results, models_dir)
+    current = readme.read_text(encoding="utf-8")
+    pages = {readme: render_readme(current, rendered.pop("README"))}
+    pages |= {pages_dir / f"{name}.md": text for name, text in rendered.items()}
+    for path, text in pages.items():
+        if (path.read_text(encoding="utf-8") if path.exists() else None) != text:
+            differ.append(path)
+            if not check:
+                atomic_write(path, text)
+    figures = pages_dir / "figures"
+    for name, chart in charts.items():
+        path = figures / f"{name}.png"
+        if not figure_is_current(chart, path):
+            differ.append(path)
+            if not check:
+                atomic_write(path, draw(chart))
+    for path in sorted(figures.glob("*.png")):
+        if path.stem not in charts:
+            differ.append(path)
+            if not check:
+                path.unlink()
+    return differ
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write; exit 1 on a difference")
     args = parser.parse_args(argv)
-    differ = []
-    rendered = render_all()
-    readme = README.read_text(encoding="utf-8")
-    rendered_readme = render_readme(readme, rendered.pop("README"))
-    if rendered_readme != readme:
-        differ.append(README)
-        if not args.check:
-            atomic_write(README, rendered_readme)
-    for name, text in rendered.items():
-        path = PAGES / f"{name}.md"
-        current = path.read_text(encoding="utf-8") if path.exists() else None
-        if current != text:
-            differ.append(path)
-            if not args.check:
-                atomic_write(path, text)
+    differ = sync(args.check)
     verb = "differ from their result files (run `make results`)" if args.check else "rewritten"
     for path in differ:
         print(f"{path.relative_to(ROOT)}: {verb}")

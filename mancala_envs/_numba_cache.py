@@ -66,21 +66,23 @@ if ProjectCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, ProjectCacheLocator)
 
 
-_warm = False  # once the marker was seen, for the rest of the process
+MARKERS = _PACKAGE_DIR / "__pycache__"  # where a kernel set's marker says it was compiled
 
 
-def cache_is_warm() -> bool:
-    """Has a process of this checkout finished compiling the current kernels (see :func:`mark_warm`)?"""
-    global _warm
-    if not _warm:
-        _warm = (_PACKAGE_DIR / "__pycache__" / f".kernels-{_DIGEST[:16]}").exists()
-    return _warm
+def _marker(kernel_set: str) -> Path:
+    return MARKERS / f".kernels-{kernel_set}-{_DIGEST[:16]}"
 
 
-def mark_warm() -> None:
-    """Note that the kernels of the current sources have been compiled and cached."""
+def cache_is_warm(kernel_set: str) -> bool:
+    """Has a process of this checkout compiled ``kernel_set``'s kernels of the current sources
+    (:mod:`mancala_envs.infra.compile_note` names the sets; :func:`mark_warm`)?"""
+    return _marker(kernel_set).exists()
+
+
+def mark_warm(kernel_set: str) -> None:
+    """Note that ``kernel_set``'s kernels of the current sources have been compiled and cached."""
     try:
-        (_PACKAGE_DIR / "__pycache__").mkdir(exist_ok=True)
-        (_PACKAGE_DIR / "__pycache__" / f".kernels-{_DIGEST[:16]}").touch()
+        MARKERS.mkdir(parents=True, exist_ok=True)
+        _marker(kernel_set).touch()
     except OSError:
         pass

@@ -275,15 +275,57 @@ def test_compile_note_only_when_the_cache_is_cold(monkeypatch, capsys):
             return True
 
     monkeypatch.setattr(sys, "stderr", Tty())
-    monkeypatch.setattr(compile_note, "_said", False)
-    monkeypatch.setattr(compile_note, "cache_is_warm", lambda: True)
-    compile_note.announce_compilation()
+    monkeypatch.setattr(compile_note, "_said", set())
+    monkeypatch.setattr(compile_note, "cache_is_warm", lambda kernel_set: True)
+    compile_note.announce_compilation("rules")
     assert sys.stderr.getvalue() == ""
-    monkeypatch.setattr(compile_note, "cache_is_warm", lambda: False)
-    monkeypatch.setattr(compile_note.atexit, "register", lambda f: None)
-    compile_note.announce_compilation()
-    compile_note.announce_compilation()  # once per process
-    assert sys.stderr.getvalue() == "compiling kernels (first run only)…\n"
+    monkeypatch.setattr(compile_note, "cache_is_warm", lambda kernel_set: False)
+    monkeypatch.setattr(compile_note, "_marking", True)
+    compile_note.announce_compilation("rules")
+    compile_note.announce_compilation("rules")  # once per process
+    assert sys.stderr.getvalue() == "compiling kernels: rules (first run only)…\n"
+
+
+def test_the_compile_note_is_per_kernel_set(monkeypatch, tmp_path):
+    """A process that compiled the rules marks the rules only: a later first use of another set
+    (a first `az` play) is announced; a set announced whose kernels never ran is not marked."""
+    from mancala_envs import _numba_cache, get_game
+    from mancala_envs.agents import make_agent
+    from mancala_envs.infra import compile_note
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    exits = []
+    monkeypatch.setattr(_numba_cache, "MARKERS", tmp_path)  # no process compiled anything yet
+    monkeypatch.setattr(compile_note.atexit, "register", exits.append)
+    monkeypatch.setitem(compile_note.KERNEL_SETS, "unused", ("no.such.module",))
+
+    def new_process() -> io.StringIO:
+        monkeypatch.setattr(compile_note, "_said", set())
+        monkeypatch.setattr(compile_note, "_marking", False)
+        exits.clear()
+        monkeypatch.setattr(sys, "stderr", Tty())
+        return sys.stderr
+
+    err = new_process()
+    compile_note.announce_compilation("rules", "unused")
+    get_game("songo_ewondo").initial_state()  # the rules kernels run; "unused" never does
+    assert err.getvalue() == compile_note.message(["rules", "unused"]) + "\n"
+    assert len(exits) == 1
+    exits[0]()  # a normal exit
+    assert _numba_cache.cache_is_warm("rules") and not _numba_cache.cache_is_warm("unused")
+
+    err = new_process()
+    compile_note.announce_compilation("rules")
+    assert err.getvalue() == ""  # compiled by the first process: nothing to say
+    compile_note.announce_compilation(*compile_note.agent_kernels("az:sims=50"))
+    assert err.getvalue() == compile_note.message(["az"]) + "\n"  # the rules alone were compiled
+    make_agent("minimax:depth=2")
+    assert err.getvalue().splitlines()[-1] == compile_note.message(["minimax"])
+    compile_note.announce_compilation("unused")
+    assert err.getvalue().splitlines()[-1] == compile_note.message(["unused"])
 
 
 def test_every_training_and_evaluation_option_has_help():

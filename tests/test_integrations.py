@@ -576,29 +576,30 @@ def test_first_compilation_is_announced_once_from_the_python_api(monkeypatch, ca
     from mancala_envs.infra import compile_note
 
     marked = []
-    monkeypatch.setattr(compile_note, "_said", False)
+    monkeypatch.setattr(compile_note, "_said", set())
+    monkeypatch.setattr(compile_note, "_marking", False)
     monkeypatch.setattr(compile_note, "_someone_watches", lambda: False)
     monkeypatch.setattr(compile_note.atexit, "register", marked.append)
-    monkeypatch.setattr(compile_note, "cache_is_warm", lambda: True)
+    monkeypatch.setattr(compile_note, "cache_is_warm", lambda kernel_set: True)
     with caplog.at_level(logging.INFO, logger="mancala_envs"):
         songo_ewondo_v0.env()
         assert not caplog.records  # a warm cache: nothing said
-        monkeypatch.setattr(compile_note, "cache_is_warm", lambda: False)
+        monkeypatch.setattr(compile_note, "cache_is_warm", lambda kernel_set: False)
         songo_ewondo_v0.env()
         SingleAgentEnv("sadeqa_ii")
         songo_ewondo_v0.parallel_env()
     notes = [r for r in caplog.records if r.name == "mancala_envs"]
-    assert len(notes) == 1 and compile_note.MESSAGE in notes[0].getMessage()  # once per process
+    assert len(notes) == 1 and compile_note.message(["rules"]) in notes[0].getMessage()  # once per process
     assert notes[0].levelno == logging.INFO and len(marked) == 1
 
 
 def test_the_compile_note_goes_to_stderr_when_someone_watches(monkeypatch, capsys, caplog):
     from mancala_envs.infra import compile_note
 
-    monkeypatch.setattr(compile_note, "_said", False)
+    monkeypatch.setattr(compile_note, "_said", set())
+    monkeypatch.setattr(compile_note, "_marking", True)
     monkeypatch.setattr(compile_note, "_someone_watches", lambda: True)
-    monkeypatch.setattr(compile_note.atexit, "register", lambda f: None)
-    monkeypatch.setattr(compile_note, "cache_is_warm", lambda: False)
+    monkeypatch.setattr(compile_note, "cache_is_warm", lambda kernel_set: False)
     SingleAgentEnv("songo_ewondo")
     SingleAgentEnv("songo_ewondo")
-    assert capsys.readouterr().err == compile_note.MESSAGE + "\n" and not caplog.records
+    assert capsys.readouterr().err == compile_note.message(["rules"]) + "\n" and not caplog.records

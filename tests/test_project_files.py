@@ -49,3 +49,27 @@ def test_game_pages_are_current():
         assert f"{game}.md" in files and f"img/{game}-start.svg" in files
     stale = [rel for rel, text in files.items() if (ROOT / "docs" / "games" / rel).read_text() != text]
     assert not stale, f"run python docs/make_game_pages.py ({len(stale)} files differ, e.g. {stale[:3]})"
+
+
+def test_no_docs_page_title_is_the_start_of_another():
+    """Each page's title says what the page is for: no title begins another page's title (as "Play
+    and analyse" did "Play and analyse in the browser"), except a section index's title those of
+    the pages of its section."""
+    docs = Path(__file__).parents[1] / "docs"
+    titles = {}
+    for path in sorted(docs.rglob("*.md")):
+        if "_build" not in path.parts:
+            heading = next(
+                (x for x in path.read_text(encoding="utf-8").splitlines() if x.startswith("# ")), None
+            )
+            if heading:
+                titles[path] = heading[2:].strip().lower()
+    clashes = [
+        f"{a.relative_to(docs)} {ta!r} / {b.relative_to(docs)} {tb!r}"
+        for a, ta in titles.items()
+        for b, tb in titles.items()
+        if a != b
+        and tb.split()[: len(ta.split())] == ta.split()
+        and not (a.name == "index.md" and a.parent in b.parents)
+    ]
+    assert not clashes, clashes

@@ -285,3 +285,90 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
     text = "\n".join(render_results.strength_summary([*files, ("e.json", stale)]))
     assert "| `minimax:depth=12` | 100 | 0.400 (stale) |" in text
     assert text.count("(stale)") == 1
+
+
+def test_every_results_page_with_data_opens_with_its_figure():
+    """Each page that has a chart opens with it (under its title), drawn from the same files as its
+    tables; the committed figure is that drawing; the other pages have none."""
+    from mancala_envs.evaluation.figures import figure_is_current
+
+    pages, charts = render_results.render_site()
+    loaded = render_results.load_all()
+    assert {name for name in render_results.CHARTS if loaded[name]} == set(charts)
+    assert {"balance", "optimality", "strength", "policies", "ratings"} <= set(charts)
+    for name, text in pages.items():
+        image = f"](figures/{name}.png)"
+        if name in charts:
+            title, image_line = text.splitlines()[2], text.splitlines()[4]
+            assert title.startswith("# ") and image_line == f"![{charts[name].title}{image}"
+            assert figure_is_current(charts[name], render_results.PAGES / "figures" / f"{name}.png")
+        else:
+            assert image not in text
+    balance = charts["balance"]
+    assert (
+        balance.categories[0] == "Songo Ewondo"
+        and balance.series[0].values[0] == loaded["balance"][0][1]["score"]
+    )
+    assert render_results.render_site(ROOT / "no-such-results")[1] == {}  # no data, no figure
+
+
+def test_a_figure_is_drawn_the_same_every_time_without_a_timestamp():
+    from mancala_envs.evaluation import figures
+
+    chart = render_results.chart_balance(render_results.load_all()["balance"], ROOT)
+    png = figures.draw(chart)
+    assert png == figures.draw(chart)
+    path = ROOT / "docs" / "results" / "figures" / "balance.png"
+    assert set(figures.png_text(path)) == {figures.SOURCE_KEY, figures.RENDERER_KEY}
+
+
+def add_text_chunk(path: Path) -> None:
+    """A hand edit that keeps the figure's own text chunks: one more before IEND."""
+    import struct
+    import zlib
+
+    data = path.read_bytes()
+    body = b"Comment\0edited"
+    chunk = struct.pack(">I", len(body)) + b"tEXt" + body + struct.pack(">I", zlib.crc32(b"tEXt" + body))
+    path.write_bytes(data[:-12] + chunk + data[-12:])
+
+
+def test_check_names_a_missing_edited_stale_or_orphan_figure(tmp_path, monkeypatch):
+    from mancala_envs.evaluation import figures
+
+    results, pages, models = tmp_path / "results", tmp_path / "pages", tmp_path / "models"
+    models.mkdir()
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{render_results.START}\n{render_results.END}\n")
+    optimality_file(results, "aaa")
+
+    def check():
+        return {
+            p.relative_to(tmp_path).as_posix()
+            for p in render_results.sync(True, results, pages, readme, models)
+        }
+
+    render_results.sync(False, results, pages, readme, models)
+    figure = pages / "figures" / "optimality.png"
+    assert figure.exists() and check() == set()
+    assert "![Share of optimal moves" in (pages / "optimality.md").read_text()
+    figure.unlink()
+    assert check() == {"pages/figures/optimality.png"}
+    render_results.sync(False, results, pages, readme, models)
+    add_text_chunk(figure)
+    assert check() == {"pages/figures/optimality.png"}
+    render_results.sync(False, results, pages, readme, models)
+    monkeypatch.setattr(figures, "renderer", lambda: "another matplotlib")
+    add_text_chunk(figure)
+    assert check() == set()  # drawn by another matplotlib: its digest is what counts
+    payload = read_result(results / "optimality" / "sadeqa_ii.json")
+    payload["rows"][0]["rate"] = 0.8
+    write_result(results / "optimality" / "sadeqa_ii.json", payload)
+    stale = {"pages/figures/optimality.png", "pages/optimality.md", "README.md"}
+    assert check() == stale  # the figure is stale on any machine
+    monkeypatch.undo()
+    render_results.sync(False, results, pages, readme, models)
+    (pages / "figures" / "solved.png").write_bytes(figure.read_bytes())
+    assert check() == {"pages/figures/solved.png"}  # a page without a chart
+    render_results.sync(False, results, pages, readme, models)
+    assert not (pages / "figures" / "solved.png").exists() and check() == set()

@@ -33,7 +33,7 @@ from mancala_envs.evaluation.arena.records import TornLineWarning
 from mancala_envs.evaluation.evaluate import pairwise_table, result_row
 from mancala_envs.evaluation.ratings import check_rating_options, compute_ratings
 from mancala_envs.infra import interrupts
-from mancala_envs.infra.compile_note import announce_compilation
+from mancala_envs.infra.compile_note import agent_kernels, announce_compilation
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.interrupts import deferred_interrupts
 from mancala_envs.infra.locks import is_lock_file
@@ -369,7 +369,7 @@ def _play(args: argparse.Namespace) -> int:
         if not args.quiet and not human_next:
             print(board_text(game, state, bottom, previous=previous))
 
-    announce_compilation()
+    announce_compilation(*agent_kernels(args.p0), *agent_kernels(args.p1))
     record = play_game(game, args.p0, args.p1, seed=args.seed, on_move=show)
     print(_describe_end(game, last[0], names))
     if args.out is not None:
@@ -386,7 +386,7 @@ def _tournament(args: argparse.Namespace) -> int:
     _check_tournament_flags(args)
     game = _make_game(args)
     check_rating_options(args.bootstrap, 1.0)  # before any game is played
-    announce_compilation()
+    announce_compilation(*(s for spec in args.agents for s in agent_kernels(str(spec))))
     try:
         with deferred_interrupts():
             result = round_robin(

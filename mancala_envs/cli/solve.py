@@ -33,6 +33,7 @@ from typing import Any
 
 from mancala_envs import GAMES, Game, State, get_game
 from mancala_envs.infra import interrupts
+from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.results import provenance, read_result, write_result
 from mancala_envs.rulesets import parameter_help
@@ -177,6 +178,7 @@ def _solve(args: argparse.Namespace) -> int:
         raise ValueError("name a game to solve, or give --check PROOF")
     params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
     game = get_game(args.game, **params)
+    announce_compilation("rules", "tablebase")
     table = open_table(game, args.table)
     out = args.out if args.out is not None else Path(f"solve-{game.variant}")
     limits = {"max_depth": args.max_depth, "max_seconds": args.max_seconds, "max_nodes": args.max_nodes}

@@ -24,6 +24,7 @@ from pathlib import Path
 from mancala_envs import GAMES, Game, get_game
 from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
 from mancala_envs.infra import interrupts
+from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
@@ -124,6 +125,7 @@ def kept_layers(path: Path) -> str:
 
 def _build(args: argparse.Namespace) -> int:
     game = _game(args)
+    announce_compilation("rules", "tablebase")
     start = time.perf_counter()
     try:
         tb = build(

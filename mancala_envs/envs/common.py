@@ -67,8 +67,8 @@ def resolve_game(
     A game with an opponent needs ``max_plies >= 2`` (each side moves once). ``params`` are the
     keyword arguments the env class ``env`` did not name: one that is not a game parameter either
     raises :class:`UnknownArgumentError` listing both. The first call of a process whose compiled
-    kernels are not cached yet announces their compilation (:mod:`mancala_envs.infra.compile_note`)."""
-    announce_compilation()
+    rules kernels are not cached yet announces their compilation (:mod:`mancala_envs.infra.compile_note`)."""
+    announce_compilation("rules")
     name = game.name if isinstance(game, Game) else game
     if isinstance(name, str) and (name in RULESETS or isinstance(game, Game)):
         unknown = set(params) - ruleset_parameters(name)

@@ -25,6 +25,7 @@ from mancala_envs.envs import vector_kernel as VK
 from mancala_envs.envs.common import NO_WINNER, as_state, make_spaces, opponent_agent, resolve_game
 from mancala_envs.envs.single import ILLEGAL_WARNING
 from mancala_envs.game import Game, check_seed
+from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.state import IllegalMoveError
 
 MIN_GAMES_PER_THREAD = 128  # each thread gets at least this many games
@@ -64,6 +65,7 @@ class VectorDriver:
         **game_params: Any,
     ):
         self.name = name
+        announce_compilation("rules", "vector")  # one note for both sets when both are cold
         self._game = g = resolve_game(game, game_params, env=env or type(self))
         for what, value in (("num_envs", num_envs), ("num_threads", num_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
