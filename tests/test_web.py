@@ -462,6 +462,30 @@ def test_fuzzed_requests_never_crash_the_server(client, path, payload):
         assert response.json()["error"]
 
 
+def test_caches_stay_bounded_whatever_the_requests(client):
+    """Issue 43: every ``max_plies`` is another game, and each used to keep its opening suite (and
+    each network agent its checked configs) for ever: 2,000 requests grew the server by 88 MB."""
+    from mancala_envs.web import checks
+
+    for max_plies in range(100, 100 + 3 * checks.SUITES_KEPT):
+        request = body("songo_ewondo", {"max_plies": max_plies}, start={"opening": 3})
+        assert client.post("/api/position", json=request).status_code == 200
+    assert len(checks._SUITES) <= checks.SUITES_KEPT
+
+
+@pytest.mark.parametrize("who", ["az:sims=0", "policy"])
+def test_network_agents_remember_a_bounded_number_of_checked_games(who):
+    pytest.importorskip("torch", reason="the networks need torch")
+    from mancala_envs.agents.base import CHECKED_KEPT
+    from mancala_envs.agents.registry import make_agent
+
+    agent = make_agent(who)
+    for max_plies in range(100, 100 + 2 * CHECKED_KEPT):
+        game = get_game("sadeqa_ii", max_plies=max_plies)
+        agent.act(game, game.initial_state())
+    assert 0 < len(agent._checked) <= CHECKED_KEPT
+
+
 # ---------------------------------------------------------------- the command
 
 

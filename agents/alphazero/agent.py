@@ -40,8 +40,16 @@ import numpy as np
 from mancala_envs import Game, State
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
-from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number, time_budget
+from mancala_envs.agents.base import (
+    CHECKED_KEPT,
+    NetworkAgent,
+    require_running,
+    spec_name,
+    spec_number,
+    time_budget,
+)
 from mancala_envs.agents.model_files import shipped_model
+from mancala_envs.infra.lru import LRU
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
@@ -128,7 +136,7 @@ class AZAgent(NetworkAgent):
 
             self._fixed = load_network(path)
         self._searches: dict[tuple, Any] = {}
-        self._checked: set[tuple] = set()  # (config, game) pairs validate_az_config accepted
+        self._checked: LRU[bool] = LRU(CHECKED_KEPT)  # (config, game) pairs validate_az_config accepted
         self._seconds_per_sim: dict[tuple, float] = {}  # with a time budget: measured, per game and batch
         self.last_seconds = 0.0
         self.last_sims = 0  # simulations of the last search
@@ -151,7 +159,7 @@ class AZAgent(NetworkAgent):
             from mancala_envs.agents.alphazero.network import validate_az_config
 
             validate_az_config(config, game)
-            self._checked.add(checked)
+            self._checked.put(checked, True)
         return net, config
 
     def evaluator(self, game: Game):

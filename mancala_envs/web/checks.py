@@ -15,6 +15,7 @@ from mancala_envs import Game, State, get_game
 from mancala_envs.agents.registry import AGENT_NAMES, parse_spec
 from mancala_envs.evaluation.openings import random_openings
 from mancala_envs.game import as_int
+from mancala_envs.infra.lru import LRU
 
 MAX_BODY_BYTES = 64 * 1024  # a position with a long move list fits many times over
 MAX_MOVES = 2000  # longer than any game within the default max_plies (1000)
@@ -73,13 +74,13 @@ def opening(game: Game, index: object) -> State:
     return suite(game)[i]
 
 
-_SUITES: dict[Game, list[State]] = {}
+SUITES_KEPT = 16  # suites kept (a game with each max_plies is another), least recently used dropped
+_SUITES: LRU[list[State]] = LRU(SUITES_KEPT)
 
 
 def suite(game: Game) -> list[State]:
-    if game not in _SUITES:
-        _SUITES[game] = random_openings(game, SUITE_OPENINGS)
-    return _SUITES[game]
+    """The game's opening suite (made once, kept while it is among the recently used)."""
+    return _SUITES.get(game, lambda: random_openings(game, SUITE_OPENINGS))
 
 
 def start_from(game: Game, start: object) -> State:
