@@ -8,6 +8,13 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
 
 import numpy as np
 import pytest
@@ -24,10 +31,12 @@ from PIL import Image
 from mancala_envs import get_game, tablebase
 from mancala_envs.agents.greedy import GreedyAgent
 from mancala_envs.agents.minimax.agent import MinimaxAgent
+from mancala_envs.cli.main import main as cli_main
 from mancala_envs.evaluation.arena import play_game, replay
 from mancala_envs.evaluation.openings import random_openings
 from mancala_envs.tablebase import probe as tb_probe
 from mancala_envs.web import server as web_server
+from mancala_envs.web import workers
 from mancala_envs.web.app import SESSION_COOKIE, create_app
 from mancala_envs.web.checks import MAX_BODY_BYTES, SUITE_OPENINGS, bounded_spec
 
@@ -62,7 +71,7 @@ def records(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(tables, records):
-    app = create_app(records=records[0], tables=tables, max_seconds=2.0)
+    app = create_app(records=records[0], tables=tables, max_seconds=2.0, workers=2, warm=False)
     with TestClient(app, raise_server_exceptions=False) as c:
         c.get("/")  # the page sets the session cookie
         yield c
@@ -424,6 +433,49 @@ def test_one_computation_at_a_time_per_session(client):
     assert client.post("/api/move", json=move).status_code == 200
 
 
+def _post_in_thread(client, path, payload, cookie, replies):
+    """Post in a thread (``replies`` gets the response): a request that stays in flight."""
+
+    def post():
+        replies.append(client.post(path, json=payload, headers={"cookie": f"{SESSION_COOKIE}={cookie}"}))
+
+    thread = threading.Thread(target=post, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_computations_run_in_a_bounded_pool_and_cheap_routes_never_wait(tables, records):
+    """Issue 43: 20 analyses from 20 sessions starved the server (the last answered after 170 s, a
+    position after 52 s). Now one worker computes, one request waits, the next gets 503 with
+    Retry-After, and positions, the page and the records answer meanwhile; a stop ends the running
+    analysis at once (503) instead of waiting it out."""
+    app = create_app(records=records[0], tables=tables, max_seconds=30.0, workers=1, queue=1, warm=False)
+    long = body("sadeqa_ii", {}, column="minimax", depth=60, seconds=30)  # 30 s unless stopped
+    with TestClient(app, raise_server_exceptions=False) as c:
+        pool, replies = app.state.pool, []
+        threads = [_post_in_thread(c, "/api/analyse", long, f"page{i}", replies) for i in range(2)]
+        for _ in range(600):  # both in the pool: one running, one queued
+            if pool.pending == 2:
+                break
+            threading.Event().wait(0.05)
+        assert pool.pending == 2 and not replies
+        third = c.post("/api/analyse", json=long, headers={"cookie": f"{SESSION_COOKIE}=page2"})
+        assert "busy" in error_of(third, 503) and int(third.headers["Retry-After"]) >= 1
+        assert c.post("/api/position", json=body("sadeqa_ii", {})).status_code == 200
+        assert c.get("/").status_code == 200 and c.get("/api/records").status_code == 200
+        assert all(t.is_alive() for t in threads) and not replies  # still computing
+        pool.kill()  # what a stop does: the computations end now, their requests answered
+        for t in threads:
+            t.join(20)
+        assert [error_of(r, 503) for r in replies] == ["the server is stopping"] * 2
+
+
+def test_a_huge_number_is_named_not_called_bad_json(client):
+    content = b'{"game": "songo_ewondo", "moves": [' + b"7" * 5000 + b"]}"
+    message = error_of(client.post("/api/position", content=content), 400)
+    assert "5000 digits" in message and "not a valid JSON" not in message
+
+
 json_values = st.recursive(
     st.none()
     | st.booleans()
@@ -493,11 +545,13 @@ def test_serve_binds_loopback_and_warns_otherwise(monkeypatch, capsys, tmp_path)
     ran = []
     # uvicorn's Config sets up the process's logging, which breaks pytest's capture: not run here
     monkeypatch.setattr(web_server, "run_server", lambda app, sock: ran.append(sock.getsockname()))
-    monkeypatch.setattr("mancala_envs.web.service.warm_up", lambda: None)  # no thread outlives the test
+    # the workers start (and warm up) before the address is printed: the first search is warm
+    monkeypatch.setattr(workers.Pool, "start", lambda pool: print("workers ready"))
     assert web_server.main(["--port", "0", "--tables", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     host, port = ran[0][:2]
-    assert host == "127.0.0.1" and out.startswith(f"mancala serve: http://127.0.0.1:{port}/") and not err
+    assert host == "127.0.0.1" and not err
+    assert out.startswith(f"workers ready\nmancala serve: http://127.0.0.1:{port}/")
     assert web_server.main(["--host", "0.0.0.0", "--port", "0", "--tables", str(tmp_path)]) == 0
     assert "warning" in capsys.readouterr().err
     assert web_server.is_loopback("::1") and web_server.is_loopback("localhost")
@@ -506,3 +560,68 @@ def test_serve_binds_loopback_and_warns_otherwise(monkeypatch, capsys, tmp_path)
         web_server.main(["--port", "70000"])
     with pytest.raises(ValueError, match="records"):
         web_server.main(["--records", str(tmp_path / "missing")])
+
+
+def test_serve_refuses_a_bad_host_at_once_in_one_line(monkeypatch, capsys, tmp_path):
+    """Issue 43: ``--host 999.1.1.1`` printed the 'listening on' warning, then a bare socket error."""
+    monkeypatch.setattr(workers.Pool, "start", lambda pool: pytest.fail("no worker for a bad host"))
+    assert cli_main(["serve", "--host", "999.1.1.1", "--tables", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.count("\n") == 1 and "999.1.1.1" in err and "warning" not in err
+
+
+def _serve(*argv):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mancala_envs.cli.main", "serve", "--workers", "1", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()  # printed once the worker has warmed up
+    match = re.match(r"mancala serve: (http://\S+/)", line)
+    if not match:
+        proc.kill()
+        raise AssertionError(f"no address: {line!r} {proc.communicate()[1][-2000:]}")
+    return proc, match.group(1)
+
+
+def _post_url(url, payload, replies):
+    headers = {"content-type": "application/json", "cookie": f"{SESSION_COOKIE}=stop-test"}
+    request = urllib.request.Request(url, data=json.dumps(payload).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as r:
+            replies.append((r.status, r.read()))
+    except urllib.error.HTTPError as e:
+        replies.append((e.code, e.read()))
+
+
+@pytest.mark.parametrize(("signals", "status", "line"), [
+    ((signal.SIGINT,), 130, "mancala: interrupted"),
+    ((signal.SIGINT, signal.SIGINT), 130, "mancala: interrupted"),
+    ((signal.SIGTERM,), 143, "mancala: interrupted by SIGTERM"),
+])  # fmt: skip
+def test_a_stop_ends_a_running_analysis_at_once_with_one_line(tmp_path, signals, status, line):
+    """Issue 43: a stop waited for the running analysis (27 s), and a second Ctrl-C printed four
+    tracebacks and answered the client 500. Now the analysis (60 s asked) is ended, its client gets
+    503, and the command ends with one line and 128 + the signal."""
+    proc, url = _serve("--max-seconds", "60", "--tables", str(tmp_path))
+    replies: list = []
+    analysis = body("sadeqa_ii", {}, column="minimax", depth=60, seconds=60)
+    busy: list = []
+    for _ in range(100):  # until the analysis holds the page's session: an export then gets 429
+        if not busy or replies:  # (re)send the analysis; the export may have come first
+            replies.clear()
+            client = threading.Thread(target=_post_url, args=(url + "api/analyse", analysis, replies))
+            client.start()
+        threading.Event().wait(0.2)
+        _post_url(url + "api/export", body("sadeqa_ii", {}, format="svg"), busy)
+        if busy[-1][0] == 429:
+            break
+    assert busy[-1][0] == 429 and not replies
+    for sig in signals:
+        proc.send_signal(sig)
+    out, err = proc.communicate(timeout=50)  # well before the analysis would have ended
+    client.join(50)
+    assert proc.returncode == status, err
+    assert err.strip() == line and not out
+    assert replies and replies[0][0] == 503 and b"stopping" in replies[0][1]

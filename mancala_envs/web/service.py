@@ -4,6 +4,8 @@ request body (:mod:`mancala_envs.web.checks`) that return JSON-ready dicts."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import io
 import os
 import threading
@@ -17,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs import GAMES, Game, get_game, tablebase, variants
-from mancala_envs.agents.minimax.agent import MAX_DEPTH, MinimaxAgent
+from mancala_envs.agents.minimax.agent import MAX_DEPTH
 from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.agents.registry import make_agent, parse_spec
 from mancala_envs.evaluation.arena.records import GameRecord, load_records, start_state
@@ -321,12 +323,49 @@ def info(server: Server) -> dict[str, Any]:
     }
 
 
-def warm_up() -> None:
-    """Load the compiled kernels of the searches (numba's cache, or a compilation) with one tiny
-    search per game, so that the first timed search of a request spends its budget searching."""
+WARM_SECONDS = 0.05  # the budget of each warm-up search: its kernels compile whatever the budget
+
+
+def warm_up_requests(server: Server) -> list[tuple[str, dict[str, Any]]]:
+    """One request of every kind of work the server does, per game: each web agent's move and each
+    analysis column (the networks only with torch, ``perfect`` and ``exact`` only with a table)."""
+    torch = importlib.util.find_spec("torch") is not None
+    out: list[tuple[str, dict[str, Any]]] = []
     for game in variants():
-        if game.variant.startswith("en_dodoi") and game.holes_per_row != 6:
+        if game.variant.startswith("en_dodoi") and game.holes_per_row != 8:
             continue  # one width compiles the same kernels as the others
-        state = game.initial_state()
-        MinimaxAgent(depth=2).move_values(game, state)
-        make_agent("mcts:sims=32").act(game, state)
+        table = server.table(game) is not None
+        base = {"game": game.name, "params": {k: v for k, v in game.params.items() if k != "max_plies"}}
+        for name in WEB_AGENTS:
+            if (name in ("az", "policy") and not torch) or (name == "perfect" and not table):
+                continue
+            spec = f"{name}:time={WARM_SECONDS}" if name in ("minimax", "mcts", "az") else name
+            out.append(("move", {**base, "agent": spec}))
+        columns = [("network", "az"), ("network", "policy"), ("search", "az")] if torch else []
+        columns += [("search", "mcts"), ("minimax", None)] + ([("exact", None)] if table else [])
+        for column, who in columns:
+            request = {**base, "column": column, "seconds": WARM_SECONDS, "depth": 2}
+            out.append(("analyse", request if who is None else {**request, "agent": who}))
+    return out
+
+
+def warm_up(server: Server) -> None:
+    """Load (numba's cache) or compile every kernel the server's work runs, and load its models,
+    with one tiny request of each kind (:func:`warm_up_requests`), so that a first search's time
+    budget is spent searching. A request the server would refuse (a model missing) is skipped."""
+    for kind, body in warm_up_requests(server):
+        with contextlib.suppress(ValueError):  # the server answers such a request 400 too
+            WORK[kind](server, body)
+
+
+def warm_up_views() -> None:
+    """Compile (or load) what the cheap routes run in the server's own process: a position's view."""
+    for game in variants():
+        view(*position_part({"game": game.name, "params": dict(game.params)}, ()))
+
+
+WORK: dict[str, Callable[[Server, dict[str, Any]], Any]] = {
+    "move": agent_move,
+    "analyse": analyse,
+    "export": lambda _server, body: export(body),
+}
