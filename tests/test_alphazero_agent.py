@@ -197,8 +197,10 @@ def test_shipped_models_load_and_play(variant):
 
 
 def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, monkeypatch):
-    """``az:time=S``: the first search calibrates with CALIBRATION_SIMS, later ones run as many
-    simulations as the measured cost fits in S (a fake clock makes the cost exact), capped by sims."""
+    """``az:time=S``: the first move calibrates with CALIBRATION_SIMS and gives what is left of S to
+    a larger search (issue 43: it stopped at the calibration's 16 simulations, half the budget
+    unused); later ones run as many simulations as the measured cost fits in S (a fake clock makes
+    the cost exact), capped by sims."""
     from mancala_envs.agents.alphazero import agent as az_agent
 
     clock = [0.0]
@@ -214,11 +216,15 @@ def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, 
     state = next(s for s in states(game) if game.legal_mask(s).sum() > 1)
     agent = make_agent(f"az:path={path},time=0.05,finish=0")
     assert agent.name == f"az:path={path},time=0.05,finish=0"
-    sims = []
+    sims, used = [], []
     for _ in range(3):
+        before = clock[0]
         agent.act(game, state)
         sims.append(agent.last_sims)
-    assert sims[0] == az_agent.CALIBRATION_SIMS
+        used.append(clock[0] - before)
+    left = 50 - az_agent.CALIBRATION_SIMS  # ms after the calibration: 34 simulations fit, 32 on the grid
+    assert sims[0] == 2 ** (np.floor(4 * np.log2(left)) / 4) // 1 == 32
+    assert used[0] == pytest.approx(0.001 * (az_agent.CALIBRATION_SIMS + 32)) and used[0] <= 0.05
     assert sims[1:] == [2 ** (np.floor(4 * np.log2(50)) / 4) // 1] * 2 == [45, 45]  # 50 fit, on the grid
     capped = make_agent(f"az:path={path},time=0.05,sims=20,finish=0")
     for _ in range(2):

@@ -11,9 +11,10 @@ the root's Gumbel noise: 0 (the default) is a deterministic search, 1 the sampli
 Every draw comes from the agent's own generator: the same seed gives the same moves.
 
 **Time budget** (``time`` S seconds a move): each search gets as many simulations as fit in S at
-the cost per simulation measured on the agent's previous searches (the first one runs
-:data:`CALIBRATION_SIMS`), at most ``sims`` when given; the forced-end search is not counted. The
-number of simulations then depends on the machine, so the moves do too.
+the cost per simulation measured on the agent's previous searches, at most ``sims`` when given;
+the first one, with no measure yet, runs :data:`CALIBRATION_SIMS` and then gives what is left of
+S to a larger search, so that every move uses its budget. The forced-end search is not counted.
+The number of simulations then depends on the machine, so the moves do too.
 
 **Finishing won games** (games won on captures, Songo Ewondo and En Dodoi; with a search only).
 Once a player holds more than half the seeds he wins *if the game ends*, and a game that never ends
@@ -191,10 +192,24 @@ class AZAgent(NetworkAgent):
 
     def search(self, game: Game, states: np.ndarray):
         """A :class:`~mancala_envs.agents.alphazero.search.SearchResult` for a batch of running packed
-        states."""
+        states. With a ``time`` budget the search uses it: after a first search (the calibration,
+        when the cost of a simulation is not measured yet), what is left of the budget goes to a
+        larger search when one at least twice as large fits; the largest search's result counts."""
+        budget = (game.name, game.holes_per_row, len(states))
+        start = _time.perf_counter()
+        result = self._search(game, states, self.budget_sims(budget))
+        while self.time is not None:
+            left = self.time - (_time.perf_counter() - start)
+            sims = self.budget_sims(budget, left)
+            if sims < 2 * self.last_sims:
+                break
+            result = self._search(game, states, sims)
+        return result
+
+    def _search(self, game: Game, states: np.ndarray, sims: int):
+        """One search of ``sims`` simulations (its cost per simulation measured with a budget)."""
         _, config = self.model(game)
         params = config.get("search", {})
-        sims = self.budget_sims((game.name, game.holes_per_row, len(states)))
         key = (game.name, game.holes_per_row, len(states), sims)
         if key not in self._searches:
             self._searches[key] = GumbelSearch(
@@ -213,24 +228,24 @@ class AZAgent(NetworkAgent):
             gumbel = self.temperature * self.rng.gumbel(size=(len(states), game.num_actions))
         start = _time.perf_counter()
         result = self._searches[key].run(states, self.evaluator(game), gumbel)
-        if self.time is not None:  # the cost of a simulation, averaged over the recent moves
+        if self.time is not None:  # the cost of a simulation, averaged over the recent searches
             cost = (_time.perf_counter() - start) / sims
             old = self._seconds_per_sim.get(key[:3], cost)
             self._seconds_per_sim[key[:3]] = 0.5 * old + 0.5 * cost
         self.last_sims = sims
         return result
 
-    def budget_sims(self, key: tuple) -> int:
+    def budget_sims(self, key: tuple, seconds: float | None = None) -> int:
         """The simulations of the next search: ``sims``, or with a ``time`` budget as many as the
-        measured cost of a simulation (of this game and batch size) fits in it, at most ``sims``;
-        the first search, with no measure yet, runs :data:`CALIBRATION_SIMS`. Rounded down to a
-        grid of ratio 2^(1/4), so that few search trees are built."""
+        measured cost of a simulation (of this game and batch size) fits in ``seconds`` (default
+        the whole budget), at most ``sims``; with no measure yet, :data:`CALIBRATION_SIMS`. Rounded
+        down to a grid of ratio 2^(1/4), so that few search trees are built."""
         if self.time is None:
             return self.sims
         cost = self._seconds_per_sim.get(key)
         if cost is None:
             return min(CALIBRATION_SIMS, self.sims)
-        fit = max(2.0, self.time / cost)
+        fit = max(2.0, (self.time if seconds is None else seconds) / cost)
         return int(min(self.sims, 2 ** (np.floor(4 * np.log2(fit)) / 4)))
 
     def finishing_moves(self, game: Game, states: np.ndarray) -> np.ndarray:

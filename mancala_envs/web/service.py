@@ -332,9 +332,9 @@ def warm_up_requests(server: Server) -> list[tuple[str, dict[str, Any]]]:
     torch = importlib.util.find_spec("torch") is not None
     out: list[tuple[str, dict[str, Any]]] = []
     for game in variants():
-        if game.variant.startswith("en_dodoi") and game.holes_per_row != 8:
-            continue  # one width compiles the same kernels as the others
         table = server.table(game) is not None
+        if game.variant.startswith("en_dodoi") and game.holes_per_row != 8 and not table:
+            continue  # one width compiles the same kernels as the others
         base = {"game": game.name, "params": {k: v for k, v in game.params.items() if k != "max_plies"}}
         for name in WEB_AGENTS:
             if (name in ("az", "policy") and not torch) or (name == "perfect" and not table):
