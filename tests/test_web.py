@@ -336,6 +336,24 @@ def test_records_are_listed_from_the_folder_only(client, records):
         assert client.get(path).status_code == 404
 
 
+def test_the_record_list_is_read_again_only_when_a_file_changes(tables, tmp_path):
+    """The list is a cheap route (the server's own process): each file is read once, and again
+    when it changes (its size or modification time)."""
+    game = get_game("sadeqa_ii")
+    recs = [play_game(game, "greedy", "random", seed=s) for s in range(3)]
+    path = tmp_path / "games.jsonl"
+    path.write_text(recs[0].to_json() + "\n", encoding="utf-8")
+    with TestClient(create_app(records=tmp_path, tables=tables, workers=1, warm=False)) as c:
+        assert len(c.get("/api/records").json()["files"][0]["games"]) == 1
+        server = c.app.state.server
+        assert len(server.listed) == 1
+        c.get("/api/records")
+        assert len(server.listed) == 1  # not read again
+        path.write_text("".join(r.to_json() + "\n" for r in recs), encoding="utf-8")
+        assert len(c.get("/api/records").json()["files"][0]["games"]) == 3
+        assert c.get("/api/records/0/2").json()["moves"] == recs[2].moves  # the detail, from a worker
+
+
 def test_no_records_folder_lists_nothing(tables):
     with TestClient(create_app(tables=tables)) as c:
         assert c.get("/api/records").json() == {"folder": None, "files": []}

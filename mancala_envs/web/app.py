@@ -43,7 +43,7 @@ from starlette.staticfiles import StaticFiles
 
 from mancala_envs.tablebase import store
 from mancala_envs.web.checks import MAX_BODY_BYTES, require_dict
-from mancala_envs.web.service import NotFound, Server, info, position_part, record_detail, record_list, view
+from mancala_envs.web.service import NotFound, Server, info, position_part, record_list, view
 from mancala_envs.web.workers import DEFAULT_QUEUE, Overloaded, Pool, Settings, Stopping, default_workers
 
 STATIC = Path(__file__).parent / "static"
@@ -172,9 +172,9 @@ def create_app(
     async def api_records(request: Request) -> Response:  # cheap: not one-at-a-time
         return JSONResponse(await run_in_threadpool(record_list, server))
 
-    async def api_record(request: Request) -> Response:  # reads one file: in this process
-        file_id, index = request.path_params["file"], request.path_params["index"]
-        return JSONResponse(await run_in_threadpool(record_detail, server, file_id, index))
+    async def api_record(request: Request) -> Response:  # reads and replays a file: in a worker
+        where = {"file": request.path_params["file"], "index": request.path_params["index"]}
+        return JSONResponse(await run(request, "record", where))
 
     async def api_export(request: Request) -> Response:
         content, media, name = await run(request, "export", await read_body(request))

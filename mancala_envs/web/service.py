@@ -24,6 +24,7 @@ from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.agents.registry import make_agent, parse_spec
 from mancala_envs.evaluation.arena.records import GameRecord, load_records, start_state
 from mancala_envs.game import as_int
+from mancala_envs.infra.lru import LRU
 from mancala_envs.render import move_captures, result_text, status_line, svg_board, write_gif
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL, game_info
 from mancala_envs.tablebase import store
@@ -38,6 +39,7 @@ from mancala_envs.web.checks import (
 )
 
 MAX_AGENTS = 16  # agents kept between requests (models, trees), least recently used dropped first
+LISTED_KEPT = 256  # record files whose game list is kept (by path, modification time and size)
 MAX_GIF_FRAMES = 401
 CELL = 64  # pixels per pit of the page's board
 POSITION_KEYS = ("game", "params", "start", "moves", "bottom")
@@ -57,6 +59,7 @@ class Server:
     agents: OrderedDict[str, tuple[Any, threading.Lock]] = field(default_factory=OrderedDict)
     tables_open: dict[str, tablebase.Tablebase | None] = field(default_factory=dict)  # None: not found
     sessions: dict[str, threading.Lock] = field(default_factory=dict)
+    listed: LRU[dict[str, Any]] = field(default_factory=lambda: LRU(LISTED_KEPT))  # record files' games
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def table(self, game: Game) -> tablebase.Tablebase | None:
@@ -234,15 +237,24 @@ def record_list(server: Server) -> dict[str, Any]:
     for i, path in enumerate(server.record_files()):
         entry: dict[str, Any] = {"id": i, "name": str(path.relative_to(server.records or path))}
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                records = load_records(path)
-            entry["games"] = [summary(k, r) for k, r in enumerate(records)]
-        except (ValueError, OSError) as e:
-            entry["error"] = str(e)
-            entry["games"] = []
+            stat = path.stat()
+            key = (str(path), stat.st_mtime_ns, stat.st_size)  # a changed file is read again
+            entry.update(server.listed.get(key, lambda path=path: file_games(path)))
+        except OSError as e:
+            entry.update({"error": str(e), "games": []})
         files.append(entry)
     return {"folder": None if server.records is None else server.records.name, "files": files}
+
+
+def file_games(path: Path) -> dict[str, Any]:
+    """``{"games": [summary, ...]}`` of a records file, or ``{"error": ..., "games": []}``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            records = load_records(path)
+        return {"games": [summary(k, r) for k, r in enumerate(records)]}
+    except (ValueError, OSError) as e:
+        return {"error": str(e), "games": []}
 
 
 def summary(index: int, rec: GameRecord) -> dict[str, Any]:
@@ -368,4 +380,5 @@ WORK: dict[str, Callable[[Server, dict[str, Any]], Any]] = {
     "move": agent_move,
     "analyse": analyse,
     "export": lambda _server, body: export(body),
+    "record": lambda server, where: record_detail(server, where["file"], where["index"]),
 }
