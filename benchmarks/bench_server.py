@@ -58,14 +58,13 @@ def start_server(args: argparse.Namespace, tables: str) -> tuple[subprocess.Pope
     argv = ["serve", "--host", "127.0.0.1", "--port", "0", "--tables", tables]
     argv += ["--max-seconds", f"{args.seconds:g}", "--queue", str(args.queue)]
     argv += [] if args.workers is None else ["--workers", str(args.workers)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mancala_envs.cli.main", *argv], stdout=subprocess.PIPE, text=True
-    )
+    command = [sys.executable, "-m", "mancala_envs.cli.main", *argv]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     match = re.match(r"mancala serve: (http://\S+/)", line)
     if not match:
         proc.kill()
-        raise SystemExit(f"bench_server: the server did not start: {line!r}")
+        raise SystemExit(f"bench_server: the server did not start: {line!r} {proc.communicate()[1][-2000:]}")
     return proc, match.group(1)
 
 
@@ -124,8 +123,8 @@ def main() -> None:
         try:
             analyses, cheap = load(url, args)
         finally:
-            proc.terminate()
-            proc.wait(30)
+            proc.terminate()  # its one line ("interrupted by SIGTERM") is not printed
+            proc.communicate(timeout=30)
     columns = ["route", "requests", "200", "503 busy", "other", "median ms", "p95 ms", "max ms"]
     rows = [row("analyse (minimax, depth 60)", analyses, args.analyses)]
     rows += [row(name, results, len(results)) for name, results in cheap.items()]
