@@ -6,8 +6,10 @@ The page itself is tested in a real browser by tests/test_web_browser.py."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import re
 import signal
 import subprocess
@@ -15,6 +17,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -618,19 +621,36 @@ def test_serve_refuses_a_bad_host_at_once_in_one_line(monkeypatch, capsys, tmp_p
     assert not out and err.count("\n") == 1 and "999.1.1.1" in err and "warning" not in err
 
 
-def _serve(*argv):
-    proc = subprocess.Popen(
+def _start_serve(*argv):
+    """``mancala serve --workers 1 ARGV`` in a session of its own (its workers with it)."""
+    return subprocess.Popen(
         [sys.executable, "-m", "mancala_envs.cli.main", "serve", "--workers", "1", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
-    line = proc.stdout.readline()  # printed once the worker has warmed up
-    match = re.match(r"mancala serve: (http://\S+/)", line)
-    if not match:
-        proc.kill()
-        raise AssertionError(f"no address: {line!r} {proc.communicate()[1][-2000:]}")
-    return proc, match.group(1)
+
+
+@contextlib.contextmanager
+def _serving(*argv):
+    """``(process, url)`` of a running ``mancala serve``; whatever the test did, the server and its
+    workers are gone after."""
+    proc = _start_serve(*argv)
+    try:
+        line = proc.stdout.readline()  # printed once the worker has warmed up
+        match = re.match(r"mancala serve: (http://\S+/)", line)
+        assert match, f"no address: {line!r}"
+        yield proc, match.group(1)
+    finally:
+        _end_group(proc)
+
+
+def _end_group(proc):
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
 
 
 def _post_url(url, payload, replies):
@@ -652,24 +672,51 @@ def test_a_stop_ends_a_running_analysis_at_once_with_one_line(tmp_path, signals,
     """Issue 43: a stop waited for the running analysis (27 s), and a second Ctrl-C printed four
     tracebacks and answered the client 500. Now the analysis (60 s asked) is ended, its client gets
     503, and the command ends with one line and 128 + the signal."""
-    proc, url = _serve("--max-seconds", "60", "--tables", str(tmp_path))
-    replies: list = []
-    analysis = body("sadeqa_ii", {}, column="minimax", depth=60, seconds=60)
-    busy: list = []
-    for _ in range(100):  # until the analysis holds the page's session: an export then gets 429
-        if not busy or replies:  # (re)send the analysis; the export may have come first
-            replies.clear()
-            client = threading.Thread(target=_post_url, args=(url + "api/analyse", analysis, replies))
-            client.start()
-        threading.Event().wait(0.2)
-        _post_url(url + "api/export", body("sadeqa_ii", {}, format="svg"), busy)
-        if busy[-1][0] == 429:
-            break
-    assert busy[-1][0] == 429 and not replies
-    for sig in signals:
-        proc.send_signal(sig)
-    out, err = proc.communicate(timeout=50)  # well before the analysis would have ended
-    client.join(50)
+    with _serving("--max-seconds", "60", "--tables", str(tmp_path)) as (proc, url):
+        replies: list = []
+        analysis = body("sadeqa_ii", {}, column="minimax", depth=60, seconds=60)
+        busy: list = []
+        for _ in range(100):  # until the analysis holds the page's session: an export then gets 429
+            if not busy or replies:  # (re)send the analysis; the export may have come first
+                replies.clear()
+                client = threading.Thread(target=_post_url, args=(url + "api/analyse", analysis, replies))
+                client.start()
+            threading.Event().wait(0.2)
+            _post_url(url + "api/export", body("sadeqa_ii", {}, format="svg"), busy)
+            if busy[-1][0] == 429:
+                break
+        assert busy[-1][0] == 429 and not replies
+        for sig in signals:
+            proc.send_signal(sig)
+        out, err = proc.communicate(timeout=50)  # well before the analysis would have ended
+        client.join(50)
     assert proc.returncode == status, err
     assert err.strip() == line and not out
     assert replies and replies[0][0] == 503 and b"stopping" in replies[0][1]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the workers in /proc (Linux)")
+def test_ctrl_c_while_the_workers_start_ends_the_server_with_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group. The workers must never take it, not even
+    while they import (before their initializer ignores it): they are born with SIGINT blocked (as
+    multiprocessing's resource tracker is), so the server alone ends, with one line."""
+    proc = _start_serve("--workers", "2", "--tables", str(tmp_path))  # (the last --workers counts)
+    blocked = {}
+    try:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        for _ in range(6000):  # until both workers are spawned
+            for pid in children.read_text().split() if children.is_file() else []:
+                with contextlib.suppress(OSError):  # (a process may have ended meanwhile)
+                    if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text():
+                        status = Path(f"/proc/{pid}/status").read_text()
+                        mask = int(re.search(r"SigBlk:\s*([0-9a-f]+)", status).group(1), 16)
+                        blocked.setdefault(pid, bool(mask & (1 << (signal.SIGINT - 1))))
+            if proc.poll() is not None or len(blocked) == 2:
+                break
+            threading.Event().wait(0.01)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        _end_group(proc)
+    assert len(blocked) == 2 and all(blocked.values()), blocked
+    assert proc.returncode == 130 and err.strip() == "mancala: interrupted" and not out, err

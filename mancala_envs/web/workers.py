@@ -20,11 +20,14 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mancala_envs.infra import interrupts
 
 DEFAULT_QUEUE = 8  # computations that may wait for a worker
 WORKER_NICENESS = 5  # the workers yield the processor to the server's process (its cheap routes)
@@ -90,6 +93,21 @@ def _work(kind: str, body: dict[str, Any]) -> Any:
     return WORK[kind](_SERVER, body)
 
 
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread while it spawns workers, which inherit the signal mask: Ctrl-C,
+    which a terminal sends to the whole process group, then never reaches a worker, not even while
+    it imports (before its initializer ignores SIGINT); here a Ctrl-C waits until the spawn is done."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _ready() -> int:
     """A task that ends when every worker holds one: all have started (and warmed up)."""
     _BARRIER.wait(READY_TIMEOUT)
@@ -122,7 +140,9 @@ class Pool:
                 initializer=_start_worker,
                 initargs=(self.settings, self.warm, barrier),
             )
-            ready = [self._executor.submit(_ready) for _ in range(self.workers)]
+            # each submit spawns a worker: a stop signal waits until they all have their orders
+            with interrupts.deferred_interrupts(), _sigint_blocked():
+                ready = [self._executor.submit(_ready) for _ in range(self.workers)]
         try:
             for future in ready:
                 future.result()
@@ -157,7 +177,8 @@ class Pool:
     def _submit(self, kind: str, body: dict[str, Any]) -> Future:
         if self._executor is None or self.stopping:
             raise BrokenProcessPool("the server is stopping")
-        return self._executor.submit(_work, kind, body)
+        with _sigint_blocked():  # a submit may spawn a worker
+            return self._executor.submit(_work, kind, body)
 
     def _replace(self) -> None:
         """After a worker died (not a stop): a new pool at the next request."""
