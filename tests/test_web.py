@@ -531,6 +531,7 @@ json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
+    | st.integers(10**25, 10**40)  # over the 30 digits a request may hold (issue 43: 5,000 digits)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
