@@ -248,7 +248,7 @@ def test_exact_column_is_the_tables(client, tables, name, params):
 
 
 def test_exact_column_needs_a_table(tmp_path):
-    with TestClient(create_app(tables=tmp_path), raise_server_exceptions=False) as c:
+    with TestClient(create_app(tables=tmp_path, workers=1, warm=False), raise_server_exceptions=False) as c:
         message = error_of(c.post("/api/analyse", json=body("songo_ewondo", {}, column="exact")), 400)
         assert "no tablebase" in message and "mancala tablebase build" in message
         tablebase.build(get_game("songo_ewondo"), 4, tmp_path / "songo_ewondo")  # built while it runs
@@ -358,7 +358,7 @@ def test_the_record_list_is_read_again_only_when_a_file_changes(tables, tmp_path
 
 
 def test_no_records_folder_lists_nothing(tables):
-    with TestClient(create_app(tables=tables)) as c:
+    with TestClient(create_app(tables=tables, workers=1, warm=False)) as c:
         assert c.get("/api/records").json() == {"folder": None, "files": []}
         titles = [v["title"] for v in c.get("/api/info").json()["variants"]]
     assert titles[:3] == ["Songo Ewondo", "Sadeqa II", "En Dodoi (6 holes)"]
