@@ -236,6 +236,31 @@ def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, 
         make_agent("az:time=-1")
 
 
+def test_no_simulation_starts_after_the_time_budget(model, game, monkeypatch):
+    """Issue 43: the time cap was not a cap: a search sized on a cost measured earlier ran 40% over
+    when its simulations came slower. On a fake clock where every simulation costs 1 ms, an agent
+    that believes they cost 0.1 ms sizes 500 of them for 50 ms, and stops at 50."""
+    from mancala_envs.agents.alphazero import agent as az_agent
+
+    clock = [0.0]
+
+    def tick():  # the search reads the clock once per simulation: each costs 1 ms
+        clock[0] += 0.001
+        return clock[0]
+
+    monkeypatch.setattr(az_agent._time, "perf_counter", tick)
+    state = next(s for s in states(game) if game.legal_mask(s).sum() > 1)
+    agent = make_agent(f"az:path={model[0]},time=0.05,finish=0")
+    agent._seconds_per_sim[(game.name, game.holes_per_row, 1)] = 0.0001  # an optimistic measure
+    start = clock[0]
+    action = agent.act(game, state)
+    assert game.legal_mask(state)[action] == 1
+    assert 40 <= agent.last_sims <= 50 and clock[0] - start <= 0.05 + 0.01  # (the other clock reads)
+    search = GumbelSearch(game, 1, 64)  # a deadline already passed: one simulation, a legal move
+    result = search.run(state.array[None], agent.evaluator(game), deadline=0.0)
+    assert search.last_sims == 1 and game.legal_mask(state)[result.action[0]] == 1
+
+
 def test_engine_moves_per_evaluation_counts_the_lookahead_rows():
     """A network reading k plies costs n + n**2 + ... + n**k engine moves an evaluation (the rows
     of Game.lookahead_batch), raw counts none."""

@@ -13,7 +13,8 @@ Every draw comes from the agent's own generator: the same seed gives the same mo
 **Time budget** (``time`` S seconds a move): each search gets as many simulations as fit in S at
 the cost per simulation measured on the agent's previous searches, at most ``sims`` when given;
 the first one, with no measure yet, runs :data:`CALIBRATION_SIMS` and then gives what is left of
-S to a larger search, so that every move uses its budget. The forced-end search is not counted.
+S to a larger search, so that every move uses its budget; no simulation starts after S (a search
+slower than measured stops there). The forced-end search is not counted.
 The number of simulations then depends on the machine, so the moves do too.
 
 **Finishing won games** (games won on captures, Songo Ewondo and En Dodoi; with a search only).
@@ -197,17 +198,19 @@ class AZAgent(NetworkAgent):
         larger search when one at least twice as large fits; the largest search's result counts."""
         budget = (game.name, game.holes_per_row, len(states))
         start = _time.perf_counter()
-        result = self._search(game, states, self.budget_sims(budget))
+        deadline = None if self.time is None else start + self.time
+        result = self._search(game, states, self.budget_sims(budget), deadline)
         while self.time is not None:
             left = self.time - (_time.perf_counter() - start)
             sims = self.budget_sims(budget, left)
             if sims < 2 * self.last_sims:
                 break
-            result = self._search(game, states, sims)
+            result = self._search(game, states, sims, deadline)
         return result
 
-    def _search(self, game: Game, states: np.ndarray, sims: int):
-        """One search of ``sims`` simulations (its cost per simulation measured with a budget)."""
+    def _search(self, game: Game, states: np.ndarray, sims: int, deadline: float | None = None):
+        """One search of ``sims`` simulations, none started after ``deadline`` (its cost per
+        simulation measured with a budget)."""
         _, config = self.model(game)
         params = config.get("search", {})
         key = (game.name, game.holes_per_row, len(states), sims)
@@ -227,12 +230,13 @@ class AZAgent(NetworkAgent):
         if self.temperature > 0:
             gumbel = self.temperature * self.rng.gumbel(size=(len(states), game.num_actions))
         start = _time.perf_counter()
-        result = self._searches[key].run(states, self.evaluator(game), gumbel)
+        search = self._searches[key]
+        result = search.run(states, self.evaluator(game), gumbel, deadline)
         if self.time is not None:  # the cost of a simulation, averaged over the recent searches
-            cost = (_time.perf_counter() - start) / sims
+            cost = (_time.perf_counter() - start) / search.last_sims
             old = self._seconds_per_sim.get(key[:3], cost)
             self._seconds_per_sim[key[:3]] = 0.5 * old + 0.5 * cost
-        self.last_sims = sims
+        self.last_sims = search.last_sims
         return result
 
     def budget_sims(self, key: tuple, seconds: float | None = None) -> int:
