@@ -246,6 +246,7 @@ def test_no_simulation_starts_after_the_time_budget(model, game, monkeypatch):
 
     def tick():  # the search reads the clock once per simulation: each costs 1 ms
         clock[0] += 0.001
+        assert clock[0] < 10, "the search does not stop"
         return clock[0]
 
     monkeypatch.setattr(az_agent._time, "perf_counter", tick)
@@ -259,6 +260,11 @@ def test_no_simulation_starts_after_the_time_budget(model, game, monkeypatch):
     search = GumbelSearch(game, 1, 64)  # a deadline already passed: one simulation, a legal move
     result = search.run(state.array[None], agent.evaluator(game), deadline=0.0)
     assert search.last_sims == 1 and game.legal_mask(state)[result.action[0]] == 1
+    # a budget spent before the calibration ends: the move comes (no larger search is tried)
+    slow = make_agent(f"az:path={model[0]},time=0.001,finish=0")
+    reads = clock[0]
+    assert game.legal_mask(state)[slow.act(game, state)] == 1
+    assert slow.last_sims < 16 and clock[0] - reads < 1.0  # (a loop of 1-simulation searches before)
 
 
 def test_engine_moves_per_evaluation_counts_the_lookahead_rows():

@@ -199,11 +199,12 @@ class AZAgent(NetworkAgent):
         budget = (game.name, game.holes_per_row, len(states))
         start = _time.perf_counter()
         deadline = None if self.time is None else start + self.time
-        result = self._search(game, states, self.budget_sims(budget), deadline)
-        while self.time is not None:
+        sims = self.budget_sims(budget)
+        result = self._search(game, states, sims, deadline)
+        while self.time is not None and self.last_sims == sims:  # not cut short by the deadline
             left = self.time - (_time.perf_counter() - start)
             sims = self.budget_sims(budget, left)
-            if sims < 2 * self.last_sims:
+            if left <= 0 or sims < 2 * self.last_sims:
                 break
             result = self._search(game, states, sims, deadline)
         return result
