@@ -27,6 +27,8 @@ import numpy as np
 from mancala_envs import Game, State
 from mancala_envs.core.batch import random_actions
 
+CHECKED_KEPT = 64  # (model config, game) pairs a network agent remembers as checked (bounded)
+
 
 class Agent:
     """Base class: ``name``, a seeded ``rng``, ``act`` (to override) and a looping ``act_batch``."""

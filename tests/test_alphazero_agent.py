@@ -199,8 +199,10 @@ def test_shipped_models_load_and_play(variant):
 
 
 def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, monkeypatch):
-    """``az:time=S``: the first search calibrates with CALIBRATION_SIMS, later ones run as many
-    simulations as the measured cost fits in S (a fake clock makes the cost exact), capped by sims."""
+    """``az:time=S``: the first move calibrates with CALIBRATION_SIMS and gives what is left of S to
+    a larger search (issue 43: it stopped at the calibration's 16 simulations, half the budget
+    unused); later ones run as many simulations as the measured cost fits in S (a fake clock makes
+    the cost exact), capped by sims."""
     from mancala_envs.agents.alphazero import agent as az_agent
 
     clock = [0.0]
@@ -216,11 +218,15 @@ def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, 
     state = next(s for s in states(game) if game.legal_mask(s).sum() > 1)
     agent = make_agent(f"az:path={path},time=0.05,finish=0")
     assert agent.name == f"az:path={path},time=0.05,finish=0"
-    sims = []
+    sims, used = [], []
     for _ in range(3):
+        before = clock[0]
         agent.act(game, state)
         sims.append(agent.last_sims)
-    assert sims[0] == az_agent.CALIBRATION_SIMS
+        used.append(clock[0] - before)
+    left = 50 - az_agent.CALIBRATION_SIMS  # ms after the calibration: 34 simulations fit, 32 on the grid
+    assert sims[0] == 2 ** (np.floor(4 * np.log2(left)) / 4) // 1 == 32
+    assert used[0] == pytest.approx(0.001 * (az_agent.CALIBRATION_SIMS + 32)) and used[0] <= 0.05
     assert sims[1:] == [2 ** (np.floor(4 * np.log2(50)) / 4) // 1] * 2 == [45, 45]  # 50 fit, on the grid
     capped = make_agent(f"az:path={path},time=0.05,sims=20,finish=0")
     for _ in range(2):
@@ -230,6 +236,37 @@ def test_time_budget_sets_the_simulations_from_their_measured_cost(model, game, 
         make_agent(f"az:path={path},time=0.05,sims=0")
     with pytest.raises(ValueError, match="time"):
         make_agent("az:time=-1")
+
+
+def test_no_simulation_starts_after_the_time_budget(model, game, monkeypatch):
+    """Issue 43: the time cap was not a cap: a search sized on a cost measured earlier ran 40% over
+    when its simulations came slower. On a fake clock where every simulation costs 1 ms, an agent
+    that believes they cost 0.1 ms sizes 500 of them for 50 ms, and stops at 50."""
+    from mancala_envs.agents.alphazero import agent as az_agent
+
+    clock = [0.0]
+
+    def tick():  # the search reads the clock once per simulation: each costs 1 ms
+        clock[0] += 0.001
+        assert clock[0] < 10, "the search does not stop"
+        return clock[0]
+
+    monkeypatch.setattr(az_agent._time, "perf_counter", tick)
+    state = next(s for s in states(game) if game.legal_mask(s).sum() > 1)
+    agent = make_agent(f"az:path={model[0]},time=0.05,finish=0")
+    agent._seconds_per_sim[(game.name, game.holes_per_row, 1)] = 0.0001  # an optimistic measure
+    start = clock[0]
+    action = agent.act(game, state)
+    assert game.legal_mask(state)[action] == 1
+    assert 40 <= agent.last_sims <= 50 and clock[0] - start <= 0.05 + 0.01  # (the other clock reads)
+    search = GumbelSearch(game, 1, 64)  # a deadline already passed: one simulation, a legal move
+    result = search.run(state.array[None], agent.evaluator(game), deadline=0.0)
+    assert search.last_sims == 1 and game.legal_mask(state)[result.action[0]] == 1
+    # a budget spent before the calibration ends: the move comes (no larger search is tried)
+    slow = make_agent(f"az:path={model[0]},time=0.001,finish=0")
+    reads = clock[0]
+    assert game.legal_mask(state)[slow.act(game, state)] == 1
+    assert slow.last_sims < 16 and clock[0] - reads < 1.0  # (a loop of 1-simulation searches before)
 
 
 def test_engine_moves_per_evaluation_counts_the_lookahead_rows():

@@ -6,8 +6,18 @@ The page itself is tested in a real browser by tests/test_web_browser.py."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,12 +34,14 @@ from PIL import Image
 from mancala_envs import get_game, tablebase
 from mancala_envs.agents.greedy import GreedyAgent
 from mancala_envs.agents.minimax.agent import MinimaxAgent
+from mancala_envs.cli.main import main as cli_main
 from mancala_envs.evaluation.arena import play_game, replay
 from mancala_envs.evaluation.openings import random_openings
 from mancala_envs.tablebase import probe as tb_probe
 from mancala_envs.web import server as web_server
+from mancala_envs.web import workers
 from mancala_envs.web.app import SESSION_COOKIE, create_app
-from mancala_envs.web.checks import MAX_BODY_BYTES, SUITE_OPENINGS, bounded_spec
+from mancala_envs.web.checks import MAX_BODY_BYTES, SUITE_OPENINGS, WEB_AGENTS, bounded_spec
 
 VARIANTS = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 6})]
 TABLES = {"sadeqa_ii": 8, "en_dodoi": 7, "songo_ewondo": 6}
@@ -62,7 +74,7 @@ def records(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(tables, records):
-    app = create_app(records=records[0], tables=tables, max_seconds=2.0)
+    app = create_app(records=records[0], tables=tables, max_seconds=2.0, workers=2, warm=False)
     with TestClient(app, raise_server_exceptions=False) as c:
         c.get("/")  # the page sets the session cookie
         yield c
@@ -240,7 +252,7 @@ def test_exact_column_is_the_tables(client, tables, name, params):
 
 
 def test_exact_column_needs_a_table(tmp_path):
-    with TestClient(create_app(tables=tmp_path), raise_server_exceptions=False) as c:
+    with TestClient(create_app(tables=tmp_path, workers=1, warm=False), raise_server_exceptions=False) as c:
         message = error_of(c.post("/api/analyse", json=body("songo_ewondo", {}, column="exact")), 400)
         assert "no tablebase" in message and "mancala tablebase build" in message
         tablebase.build(get_game("songo_ewondo"), 4, tmp_path / "songo_ewondo")  # built while it runs
@@ -353,14 +365,16 @@ def test_every_column_values_for_the_player_to_move(client, outcome):
 
 def test_info_names_the_networks_loaded(tmp_path):
     """The page announces the first analysis of a network (it compiles) unless ``/api/info`` says
-    the server has loaded that network already."""
-    pytest.importorskip("torch", reason="the policy network needs torch")
-    with TestClient(create_app(tables=tmp_path), raise_server_exceptions=False) as c:
+    the server has it loaded already: every network the warm-up ran when the workers warmed up
+    (``mancala serve`` always does), none when they start cold."""
+    pytest.importorskip("torch", reason="the networks need torch")
+    from mancala_envs.web.service import Server, networks_loaded
+
+    with TestClient(create_app(tables=tmp_path, workers=1, warm=False), raise_server_exceptions=False) as c:
         c.get("/")
         assert c.get("/api/info").json()["networks_loaded"] == []
-        analyse(c, "sadeqa_ii", {}, column="network", agent="policy")
-        analyse(c, "sadeqa_ii", {}, column="minimax", depth=2)
-        assert c.get("/api/info").json()["networks_loaded"] == ["policy"]
+    server = Server(records=None, tables=tmp_path, max_seconds=2.0)
+    assert networks_loaded(server, warmed=True) == ["az", "policy"]
 
 
 # ---------------------------------------------------------------- records and exports
@@ -403,8 +417,26 @@ def test_a_tampered_record_is_refused_naming_its_line(tables, records, tmp_path)
         assert "line 2" in error_of(c.get("/api/records/0/0"), 400)
 
 
+def test_the_record_list_is_read_again_only_when_a_file_changes(tables, tmp_path):
+    """The list is a cheap route (the server's own process): each file is read once, and again
+    when it changes (its size or modification time)."""
+    game = get_game("sadeqa_ii")
+    recs = [play_game(game, "greedy", "random", seed=s) for s in range(3)]
+    path = tmp_path / "games.jsonl"
+    path.write_text(recs[0].to_json() + "\n", encoding="utf-8")
+    with TestClient(create_app(records=tmp_path, tables=tables, workers=1, warm=False)) as c:
+        assert len(c.get("/api/records").json()["files"][0]["games"]) == 1
+        server = c.app.state.server
+        assert len(server.listed) == 1
+        c.get("/api/records")
+        assert len(server.listed) == 1  # not read again
+        path.write_text("".join(r.to_json() + "\n" for r in recs), encoding="utf-8")
+        assert len(c.get("/api/records").json()["files"][0]["games"]) == 3
+        assert c.get("/api/records/0/2").json()["moves"] == recs[2].moves  # the detail, from a worker
+
+
 def test_no_records_folder_lists_nothing(tables):
-    with TestClient(create_app(tables=tables)) as c:
+    with TestClient(create_app(tables=tables, workers=1, warm=False)) as c:
         assert c.get("/api/records").json() == {"folder": None, "files": []}
         titles = [v["title"] for v in c.get("/api/info").json()["variants"]]
     assert titles[:3] == ["Songo Ewondo", "Sadeqa II", "En Dodoi (6 holes)"]
@@ -500,10 +532,84 @@ def test_one_computation_at_a_time_per_session(client):
     assert client.post("/api/move", json=move).status_code == 200
 
 
+def test_the_warm_up_does_every_kind_of_work_the_server_serves(tables):
+    """Issue 43: the first az search of a server spent its 0.5 s budget (and 30 s more) compiling;
+    the warm-up ran only minimax and mcts. It now runs, per game, each agent's move and each
+    analysis column (the table's where there is one), every one of them without an error."""
+    pytest.importorskip("torch", reason="the networks need torch")
+    from mancala_envs.web.service import WORK, Server, warm_up_requests
+
+    server = Server(records=None, tables=tables, max_seconds=2.0)
+    requests = warm_up_requests(server)
+    for name, params in VARIANTS:
+        done = [(kind, b) for kind, b in requests if b["game"] == name and b["params"] == params]
+        agents = {b["agent"].split(":")[0] for kind, b in done if kind == "move"}
+        columns = {(b["column"], b.get("agent")) for kind, b in done if kind == "analyse"}
+        assert agents == set(WEB_AGENTS)
+        assert columns == {("network", "az"), ("network", "policy"), ("search", "az")} | {
+            ("search", "mcts"),
+            ("minimax", None),
+            ("exact", None),
+        }
+    refused = []
+    for kind, request in requests:
+        try:
+            WORK[kind](server, request)
+        except ValueError as e:  # what the server refuses (400) is skipped by the warm-up
+            refused.append((request["game"], request["params"], request.get("agent"), str(e)))
+    # only the shipped policy's missing widths: it plays En Dodoi at 6 holes a row only
+    assert all(game == "en_dodoi" and params != {"holes_per_row": 6} for game, params, *_ in refused)
+    assert {who for *_, who, _ in refused} <= {"policy"}, refused
+
+
+def _post_in_thread(client, path, payload, cookie, replies):
+    """Post in a thread (``replies`` gets the response): a request that stays in flight."""
+
+    def post():
+        replies.append(client.post(path, json=payload, headers={"cookie": f"{SESSION_COOKIE}={cookie}"}))
+
+    thread = threading.Thread(target=post, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_computations_run_in_a_bounded_pool_and_cheap_routes_never_wait(tables, records):
+    """Issue 43: 20 analyses from 20 sessions starved the server (the last answered after 170 s, a
+    position after 52 s). Now one worker computes, one request waits, the next gets 503 with
+    Retry-After, and positions, the page and the records answer meanwhile; a stop ends the running
+    analysis at once (503) instead of waiting it out."""
+    app = create_app(records=records[0], tables=tables, max_seconds=30.0, workers=1, queue=1, warm=False)
+    long = body("sadeqa_ii", {}, column="minimax", depth=60, seconds=30)  # 30 s unless stopped
+    with TestClient(app, raise_server_exceptions=False) as c:
+        pool, replies = app.state.pool, []
+        threads = [_post_in_thread(c, "/api/analyse", long, f"page{i}", replies) for i in range(2)]
+        for _ in range(600):  # both in the pool: one running, one queued
+            if pool.pending == 2:
+                break
+            threading.Event().wait(0.05)
+        assert pool.pending == 2 and not replies
+        third = c.post("/api/analyse", json=long, headers={"cookie": f"{SESSION_COOKIE}=page2"})
+        assert "busy" in error_of(third, 503) and int(third.headers["Retry-After"]) >= 1
+        assert c.post("/api/position", json=body("sadeqa_ii", {})).status_code == 200
+        assert c.get("/").status_code == 200 and c.get("/api/records").status_code == 200
+        assert all(t.is_alive() for t in threads) and not replies  # still computing
+        pool.kill()  # what a stop does: the computations end now, their requests answered
+        for t in threads:
+            t.join(20)
+        assert [error_of(r, 503) for r in replies] == ["the server is stopping"] * 2
+
+
+def test_a_huge_number_is_named_not_called_bad_json(client):
+    content = b'{"game": "songo_ewondo", "moves": [' + b"7" * 5000 + b"]}"
+    message = error_of(client.post("/api/position", content=content), 400)
+    assert "5000 digits" in message and "not a valid JSON" not in message
+
+
 json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
+    | st.integers(10**25, 10**40)  # over the 30 digits a request may hold (issue 43: 5,000 digits)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
@@ -538,6 +644,30 @@ def test_fuzzed_requests_never_crash_the_server(client, path, payload):
         assert response.json()["error"]
 
 
+def test_caches_stay_bounded_whatever_the_requests(client):
+    """Issue 43: every ``max_plies`` is another game, and each used to keep its opening suite (and
+    each network agent its checked configs) for ever: 2,000 requests grew the server by 88 MB."""
+    from mancala_envs.web import checks
+
+    for max_plies in range(100, 100 + 3 * checks.SUITES_KEPT):
+        request = body("songo_ewondo", {"max_plies": max_plies}, start={"opening": 3})
+        assert client.post("/api/position", json=request).status_code == 200
+    assert len(checks._SUITES) <= checks.SUITES_KEPT
+
+
+@pytest.mark.parametrize("who", ["az:sims=0", "policy"])
+def test_network_agents_remember_a_bounded_number_of_checked_games(who):
+    pytest.importorskip("torch", reason="the networks need torch")
+    from mancala_envs.agents.base import CHECKED_KEPT
+    from mancala_envs.agents.registry import make_agent
+
+    agent = make_agent(who)
+    for max_plies in range(100, 100 + 2 * CHECKED_KEPT):
+        game = get_game("sadeqa_ii", max_plies=max_plies)
+        agent.act(game, game.initial_state())
+    assert 0 < len(agent._checked) <= CHECKED_KEPT
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -545,11 +675,13 @@ def test_serve_binds_loopback_and_warns_otherwise(monkeypatch, capsys, tmp_path)
     ran = []
     # uvicorn's Config sets up the process's logging, which breaks pytest's capture: not run here
     monkeypatch.setattr(web_server, "run_server", lambda app, sock: ran.append(sock.getsockname()))
-    monkeypatch.setattr("mancala_envs.web.service.warm_up", lambda: None)  # no thread outlives the test
+    # the workers start (and warm up) before the address is printed: the first search is warm
+    monkeypatch.setattr(workers.Pool, "start", lambda pool: print("workers ready"))
     assert web_server.main(["--port", "0", "--tables", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     host, port = ran[0][:2]
-    assert host == "127.0.0.1" and out.startswith(f"mancala serve: http://127.0.0.1:{port}/") and not err
+    assert host == "127.0.0.1" and not err
+    assert out.startswith(f"workers ready\nmancala serve: http://127.0.0.1:{port}/")
     assert web_server.main(["--host", "0.0.0.0", "--port", "0", "--tables", str(tmp_path)]) == 0
     assert "warning" in capsys.readouterr().err
     assert web_server.is_loopback("::1") and web_server.is_loopback("localhost")
@@ -558,3 +690,112 @@ def test_serve_binds_loopback_and_warns_otherwise(monkeypatch, capsys, tmp_path)
         web_server.main(["--port", "70000"])
     with pytest.raises(ValueError, match="records"):
         web_server.main(["--records", str(tmp_path / "missing")])
+
+
+def test_serve_refuses_a_bad_host_at_once_in_one_line(monkeypatch, capsys, tmp_path):
+    """Issue 43: ``--host 999.1.1.1`` printed the 'listening on' warning, then a bare socket error."""
+    monkeypatch.setattr(workers.Pool, "start", lambda pool: pytest.fail("no worker for a bad host"))
+    assert cli_main(["serve", "--host", "999.1.1.1", "--tables", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.count("\n") == 1 and "999.1.1.1" in err and "warning" not in err
+
+
+def _start_serve(*argv):
+    """``mancala serve --workers 1 ARGV`` in a session of its own (its workers with it)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "mancala_envs.cli.main", "serve", "--workers", "1", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+@contextlib.contextmanager
+def _serving(*argv):
+    """``(process, url)`` of a running ``mancala serve``; whatever the test did, the server and its
+    workers are gone after."""
+    proc = _start_serve(*argv)
+    try:
+        line = proc.stdout.readline()  # printed once the worker has warmed up
+        match = re.match(r"mancala serve: (http://\S+/)", line)
+        assert match, f"no address: {line!r}"
+        yield proc, match.group(1)
+    finally:
+        _end_group(proc)
+
+
+def _end_group(proc):
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+
+
+def _post_url(url, payload, replies):
+    headers = {"content-type": "application/json", "cookie": f"{SESSION_COOKIE}=stop-test"}
+    request = urllib.request.Request(url, data=json.dumps(payload).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as r:
+            replies.append((r.status, r.read()))
+    except urllib.error.HTTPError as e:
+        replies.append((e.code, e.read()))
+
+
+@pytest.mark.parametrize(("signals", "status", "line"), [
+    ((signal.SIGINT,), 130, "mancala: interrupted"),
+    ((signal.SIGINT, signal.SIGINT), 130, "mancala: interrupted"),
+    ((signal.SIGTERM,), 143, "mancala: interrupted by SIGTERM"),
+])  # fmt: skip
+def test_a_stop_ends_a_running_analysis_at_once_with_one_line(tmp_path, signals, status, line):
+    """Issue 43: a stop waited for the running analysis (27 s), and a second Ctrl-C printed four
+    tracebacks and answered the client 500. Now the analysis (60 s asked) is ended, its client gets
+    503, and the command ends with one line and 128 + the signal."""
+    with _serving("--max-seconds", "60", "--tables", str(tmp_path)) as (proc, url):
+        replies: list = []
+        analysis = body("sadeqa_ii", {}, column="minimax", depth=60, seconds=60)
+        busy: list = []
+        for _ in range(100):  # until the analysis holds the page's session: an export then gets 429
+            if not busy or replies:  # (re)send the analysis; the export may have come first
+                replies.clear()
+                client = threading.Thread(target=_post_url, args=(url + "api/analyse", analysis, replies))
+                client.start()
+            threading.Event().wait(0.2)
+            _post_url(url + "api/export", body("sadeqa_ii", {}, format="svg"), busy)
+            if busy[-1][0] == 429:
+                break
+        assert busy[-1][0] == 429 and not replies
+        for sig in signals:
+            proc.send_signal(sig)
+        out, err = proc.communicate(timeout=50)  # well before the analysis would have ended
+        client.join(50)
+    assert proc.returncode == status, err
+    assert err.strip() == line and not out
+    assert replies and replies[0][0] == 503 and b"stopping" in replies[0][1]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the workers in /proc (Linux)")
+def test_ctrl_c_while_the_workers_start_ends_the_server_with_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group. The workers must never take it, not even
+    while they import (before their initializer ignores it): they are born with SIGINT blocked (as
+    multiprocessing's resource tracker is), so the server alone ends, with one line."""
+    proc = _start_serve("--workers", "2", "--tables", str(tmp_path))  # (the last --workers counts)
+    blocked = {}
+    try:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        for _ in range(6000):  # until both workers are spawned
+            for pid in children.read_text().split() if children.is_file() else []:
+                with contextlib.suppress(OSError):  # (a process may have ended meanwhile)
+                    if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text():
+                        status = Path(f"/proc/{pid}/status").read_text()
+                        mask = int(re.search(r"SigBlk:\s*([0-9a-f]+)", status).group(1), 16)
+                        blocked.setdefault(pid, bool(mask & (1 << (signal.SIGINT - 1))))
+            if proc.poll() is not None or len(blocked) == 2:
+                break
+            threading.Event().wait(0.01)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        _end_group(proc)
+    assert len(blocked) == 2 and all(blocked.values()), blocked
+    assert proc.returncode == 130 and err.strip() == "mancala: interrupted" and not out, err

@@ -11,9 +11,11 @@ the root's Gumbel noise: 0 (the default) is a deterministic search, 1 the sampli
 Every draw comes from the agent's own generator: the same seed gives the same moves.
 
 **Time budget** (``time`` S seconds a move): each search gets as many simulations as fit in S at
-the cost per simulation measured on the agent's previous searches (the first one runs
-:data:`CALIBRATION_SIMS`), at most ``sims`` when given; the forced-end search is not counted. The
-number of simulations then depends on the machine, so the moves do too.
+the cost per simulation measured on the agent's previous searches, at most ``sims`` when given;
+the first one, with no measure yet, runs :data:`CALIBRATION_SIMS` and then gives what is left of
+S to a larger search, so that every move uses its budget; no simulation starts after S (a search
+slower than measured stops there). The forced-end search is not counted.
+The number of simulations then depends on the machine, so the moves do too.
 
 **Finishing won games** (games won on captures, Songo Ewondo and En Dodoi; with a search only).
 Once a player holds more than half the seeds he wins *if the game ends*, and a game that never ends
@@ -40,8 +42,16 @@ import numpy as np
 from mancala_envs import Game, State
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
-from mancala_envs.agents.base import NetworkAgent, require_running, spec_name, spec_number, time_budget
+from mancala_envs.agents.base import (
+    CHECKED_KEPT,
+    NetworkAgent,
+    require_running,
+    spec_name,
+    spec_number,
+    time_budget,
+)
 from mancala_envs.agents.model_files import shipped_model
+from mancala_envs.infra.lru import LRU
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000
@@ -128,7 +138,7 @@ class AZAgent(NetworkAgent):
 
             self._fixed = load_network(path)
         self._searches: dict[tuple, Any] = {}
-        self._checked: set[tuple] = set()  # (config, game) pairs validate_az_config accepted
+        self._checked: LRU[bool] = LRU(CHECKED_KEPT)  # (config, game) pairs validate_az_config accepted
         self._seconds_per_sim: dict[tuple, float] = {}  # with a time budget: measured, per game and batch
         self.last_seconds = 0.0
         self.last_sims = 0  # simulations of the last search
@@ -151,7 +161,7 @@ class AZAgent(NetworkAgent):
             from mancala_envs.agents.alphazero.network import validate_az_config
 
             validate_az_config(config, game)
-            self._checked.add(checked)
+            self._checked.put(checked, True)
         return net, config
 
     def evaluator(self, game: Game):
@@ -183,10 +193,27 @@ class AZAgent(NetworkAgent):
 
     def search(self, game: Game, states: np.ndarray):
         """A :class:`~mancala_envs.agents.alphazero.search.SearchResult` for a batch of running packed
-        states."""
+        states. With a ``time`` budget the search uses it: after a first search (the calibration,
+        when the cost of a simulation is not measured yet), what is left of the budget goes to a
+        larger search when one at least twice as large fits; the largest search's result counts."""
+        budget = (game.name, game.holes_per_row, len(states))
+        start = _time.perf_counter()
+        deadline = None if self.time is None else start + self.time
+        sims = self.budget_sims(budget)
+        result = self._search(game, states, sims, deadline)
+        while self.time is not None and self.last_sims == sims:  # not cut short by the deadline
+            left = self.time - (_time.perf_counter() - start)
+            sims = self.budget_sims(budget, left)
+            if left <= 0 or sims < 2 * self.last_sims:
+                break
+            result = self._search(game, states, sims, deadline)
+        return result
+
+    def _search(self, game: Game, states: np.ndarray, sims: int, deadline: float | None = None):
+        """One search of ``sims`` simulations, none started after ``deadline`` (its cost per
+        simulation measured with a budget)."""
         _, config = self.model(game)
         params = config.get("search", {})
-        sims = self.budget_sims((game.name, game.holes_per_row, len(states)))
         key = (game.name, game.holes_per_row, len(states), sims)
         if key not in self._searches:
             self._searches[key] = GumbelSearch(
@@ -204,25 +231,26 @@ class AZAgent(NetworkAgent):
         if self.temperature > 0:
             gumbel = self.temperature * self.rng.gumbel(size=(len(states), game.num_actions))
         start = _time.perf_counter()
-        result = self._searches[key].run(states, self.evaluator(game), gumbel)
-        if self.time is not None:  # the cost of a simulation, averaged over the recent moves
-            cost = (_time.perf_counter() - start) / sims
+        search = self._searches[key]
+        result = search.run(states, self.evaluator(game), gumbel, deadline)
+        if self.time is not None:  # the cost of a simulation, averaged over the recent searches
+            cost = (_time.perf_counter() - start) / search.last_sims
             old = self._seconds_per_sim.get(key[:3], cost)
             self._seconds_per_sim[key[:3]] = 0.5 * old + 0.5 * cost
-        self.last_sims = sims
+        self.last_sims = search.last_sims
         return result
 
-    def budget_sims(self, key: tuple) -> int:
+    def budget_sims(self, key: tuple, seconds: float | None = None) -> int:
         """The simulations of the next search: ``sims``, or with a ``time`` budget as many as the
-        measured cost of a simulation (of this game and batch size) fits in it, at most ``sims``;
-        the first search, with no measure yet, runs :data:`CALIBRATION_SIMS`. Rounded down to a
-        grid of ratio 2^(1/4), so that few search trees are built."""
+        measured cost of a simulation (of this game and batch size) fits in ``seconds`` (default
+        the whole budget), at most ``sims``; with no measure yet, :data:`CALIBRATION_SIMS`. Rounded
+        down to a grid of ratio 2^(1/4), so that few search trees are built."""
         if self.time is None:
             return self.sims
         cost = self._seconds_per_sim.get(key)
         if cost is None:
             return min(CALIBRATION_SIMS, self.sims)
-        fit = max(2.0, self.time / cost)
+        fit = max(2.0, (self.time if seconds is None else seconds) / cost)
         return int(min(self.sims, 2 ** (np.floor(4 * np.log2(fit)) / 4)))
 
     def finishing_moves(self, game: Game, states: np.ndarray) -> np.ndarray:

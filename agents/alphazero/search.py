@@ -33,6 +33,7 @@ The network's value is for the player to move at the leaf; the tree stores playe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -288,6 +289,7 @@ class GumbelSearch:
         self.tree: Tree = new_tree(game, self.batch, self.sims, lookahead)
         self.table = halving_table(self.max_considered, self.sims)
         self.evaluations = 0  # network evaluations (positions) so far
+        self.last_sims = 0  # simulations of the last run (fewer than sims when its deadline came)
 
     def _evaluate(self, evaluate: Evaluator, count: int) -> tuple[np.ndarray, np.ndarray]:
         n = self.game.num_actions
@@ -297,9 +299,18 @@ class GumbelSearch:
         self.evaluations += count
         return np.asarray(logits, dtype=np.float64), np.asarray(values, dtype=np.float64)
 
-    def run(self, roots: np.ndarray, evaluate: Evaluator, gumbel: np.ndarray | None = None) -> SearchResult:
+    def run(
+        self,
+        roots: np.ndarray,
+        evaluate: Evaluator,
+        gumbel: np.ndarray | None = None,
+        deadline: float | None = None,
+    ) -> SearchResult:
         """Search from each row of ``roots`` (running packed states, at most ``batch`` rows);
-        ``gumbel``: the roots' Gumbel noise ``(rows, n)`` (none: zero, a deterministic search)."""
+        ``gumbel``: the roots' Gumbel noise ``(rows, n)`` (none: zero, a deterministic search);
+        ``deadline``: a ``time.perf_counter()`` after which no simulation starts (at least one
+        runs): the result is then that of the simulations done (``last_sims``), the most visited
+        of the actions still considered played, as after a full search."""
         games, n, tree, rules = roots.shape[0], self.game.num_actions, self.tree, self.game.rules
         if not 1 <= games <= self.batch:
             raise ValueError(f"a search takes 1..{self.batch} root positions, got {games}")
@@ -309,7 +320,11 @@ class GumbelSearch:
         count = start_roots(tree, np.ascontiguousarray(roots, dtype=np.int32), rules)
         inputs = tree.obs[:games].copy()  # the leaves' rows overwrite them later
         backward(tree, games, rules, *self._evaluate(evaluate, count))
+        self.last_sims = 0
         for k in range(self.sims):
+            if deadline is not None and k > 0 and time.perf_counter() >= deadline:
+                break
+            self.last_sims = k + 1
             count = simulate(
                 tree,
                 games,

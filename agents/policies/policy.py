@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from mancala_envs import Game
-from mancala_envs.agents.base import NetworkAgent, spec_name, spec_number
+from mancala_envs.agents.base import CHECKED_KEPT, NetworkAgent, spec_name, spec_number
 from mancala_envs.agents.model_files import shipped_model
 from mancala_envs.infra.extras import require
+from mancala_envs.infra.lru import LRU
 
 
 def shipped_policy(game: Game) -> Path:
@@ -65,7 +66,7 @@ class PolicyAgent(NetworkAgent):
         self.temperature = 1.0 if temperature is None else float(temperature)
         self._config: dict[str, Any] = {}
         self._shipped: dict[str, tuple[Any, dict[str, Any]]] = {}
-        self._checked: set[tuple] = set()  # (config, game) pairs validate_policy_config accepted
+        self._checked: LRU[bool] = LRU(CHECKED_KEPT)  # (config, game) pairs validate_policy_config accepted
         self._from_file = path is not None and Path(path).suffix != ".zip"
         self.model = None if path is None else self._load(Path(path), trusted)
         if model is not None:
@@ -109,7 +110,7 @@ class PolicyAgent(NetworkAgent):
 
         _check_shapes(game, (policy.observation_size,), policy.num_actions)
         validate_policy_config(config, game)
-        self._checked.add(key)
+        self._checked.put(key, True)
 
     def prepare(self, game: Game) -> None:
         """Load the game's policy now (and learn which observation it reads)."""

@@ -23,7 +23,8 @@ numeric keys after reset and every step (:data:`~mancala_envs.envs.common.INFO_K
 illegal-move forfeit), "illegal_action": True for the agent whose illegal action ended the
 game}`` (``obs_format="flat"`` adds ``"action_mask"``). ``reset(options={"state": state})``
 starts from a :class:`~mancala_envs.State` of the game (or its ``to_dict()`` form) instead of
-the start.
+the start. ``reset(seed=S)`` seeds ``np_random`` and both action spaces (apart), so a game played
+with ``action_space(agent).sample(mask)`` after it is the same on every run.
 
 The guarantees of PettingZoo's standard wrappers (``OrderEnforcingWrapper``,
 ``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) are built in, without their per-step
@@ -261,10 +262,16 @@ class MancalaEnv(AECEnv):
     # ------------------------------------------------------------------ episode
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game. ``seed`` reseeds ``np_random`` (used by ``first_player="random"``);
+        """Start a new game. ``seed`` reseeds ``np_random`` (used by ``first_player="random"``) and
+        each agent's action space (apart, from ``SeedSequence(seed)``), so that ``reset(seed=S)``
+        then ``action_space(agent).sample(mask)`` plays the same game every run;
         ``options={"state": state}`` starts from a running position of this game."""
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
+        if seed is not None:
+            streams = np.random.SeedSequence(self.np_random_seed).spawn(len(self.action_spaces))
+            for space, stream in zip(self.action_spaces.values(), streams, strict=True):
+                space.seed(int(stream.generate_state(1)[0]))
         if self.first_player == "random":
             first = int(self.np_random.integers(2))
         else:

@@ -30,8 +30,10 @@ Conventions (those of ``SingleAgentEnv`` unless said otherwise):
   :data:`~mancala_envs.envs.common.INFO_KEYS` as plain numbers: ``seat`` (the learner's),
   ``captured`` ((learner's, opponent's) ints), ``ply``, ``winner`` (-2 ``NO_WINNER`` while the
   game runs) and ``illegal_action`` (False).
-  ``infos="ends"``: the infos of running games are empty dicts (finished games' as below), for
-  speed: building a dict per game per step costs about 40% of the raw stepping rate; the
+  ``infos`` is a :class:`StepInfos`, a sequence that builds a game's dict the first time it is
+  read, so a step costs no dict per game (issue 43: building them all cost 2–3× of the raw
+  stepping rate); reading them all costs what building them did.
+  ``infos="ends"``: the infos of running games are empty dicts (finished games' as below); the
   training scripts, which read only finished games, use it.
 - **Auto-reset** in the same step (``metadata["autoreset_mode"]``: ``AutoresetMode.SAME_STEP``, as
   SB3's own vector envs): a finished game restarts at once; ``infos[i]`` of that step is the
@@ -83,7 +85,7 @@ Registered ids        none (SB3 has no registry); ``gymnasium.make_vec`` builds 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, overload
 
 import gymnasium as gym
 import numpy as np
@@ -103,7 +105,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (  # noqa: E402
 from mancala_envs.envs.vector_driver import MIN_GAMES_PER_THREAD, VectorDriver  # noqa: E402
 from mancala_envs.game import Game  # noqa: E402
 
-__all__ = ["MIN_GAMES_PER_THREAD", "MancalaVecEnv"]
+__all__ = ["MIN_GAMES_PER_THREAD", "MancalaVecEnv", "StepInfos"]
 
 
 INFO_MODES = ("all", "ends")  # every step's infos, or only finished games'
@@ -230,7 +232,7 @@ class MancalaVecEnv(VecEnv):
         return self._started()
 
     def _started(self) -> VecEnvObs:
-        self.reset_infos = _info_dicts(self._driver.infos())
+        self.reset_infos = StepInfos(self._driver.infos())
         return self._observations()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -238,15 +240,16 @@ class MancalaVecEnv(VecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         done = self._driver.advance(stacklevel=3)  # the warning points at the caller of step()
-        if self.info_mode == "all":
-            infos = _info_dicts(self._driver.infos())
-        else:  # "ends": a running game's infos stay empty (a dict per game per step costs ~40%)
+        infos: StepInfos | list[dict[str, Any]]
+        if self.info_mode == "all":  # each game's dict is built when it is read
+            infos = StepInfos(self._driver.infos())
+        else:  # "ends": a running game's infos stay empty
             infos = [{} for _ in range(self.num_envs)]
         if done.size:
             self._fill_end_infos(infos, done)
         return self._observations(), self._driver.rewards(), self._driver.dones(), infos
 
-    def _fill_end_infos(self, infos: list[dict[str, Any]], done: np.ndarray) -> None:
+    def _fill_end_infos(self, infos: StepInfos | list[dict[str, Any]], done: np.ndarray) -> None:
         """The infos of the games ``done``: their finished episodes', with SB3's two keys."""
         ends = self._driver.end_infos(done)
         truncated = ends.pop("truncated").tolist()
@@ -317,14 +320,61 @@ class MancalaVecEnv(VecEnv):
         return super()._get_indices(indices)
 
 
+class StepInfos(Sequence[dict[str, Any]]):
+    """The ``infos`` of a step (and ``reset_infos``): a sequence of one dict per game, each built
+    the first time it is read, from the step's info arrays (then the same dict each time, so a
+    wrapper's changes stay: SB3's ``VecMonitor`` and ``VecNormalize`` change them). A step pays
+    for the arrays only, not for a dict per game; reading every dict costs what building them did.
+    ``infos[i] = d`` replaces one; slices are lists; it compares equal to the list of its dicts."""
+
+    __slots__ = ("_columns", "_dicts", "_values")
+
+    def __init__(self, values: dict[str, np.ndarray]) -> None:
+        self._values = values
+        self._columns: list[list[Any]] | None = None  # the arrays as lists, made on the first read
+        self._dicts: list[dict[str, Any] | None] = [None] * len(values["seat"])
+
+    def __len__(self) -> int:
+        return len(self._dicts)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        info = self._dicts[index]
+        if info is None:
+            info = self._dicts[index] = self._build(index % len(self._dicts))
+        return info
+
+    def __setitem__(self, index: int, info: dict[str, Any]) -> None:
+        self._dicts[index] = info
+
+    def _build(self, i: int) -> dict[str, Any]:
+        """Game ``i``'s dict of :func:`~mancala_envs.envs.common.info_dict` (plain numbers)."""
+        if self._columns is None:
+            v = self._values
+            captured = v["captured"]
+            raw = (v["seat"], captured[:, 0], captured[:, 1], v["ply"], v["winner"], v["illegal_action"])
+            self._columns = [c.tolist() for c in raw]
+        seat, own, opp, ply, winner, illegal = (c[i] for c in self._columns)
+        return {"seat": seat, "captured": (own, opp), "ply": ply, "winner": winner, "illegal_action": illegal}
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 def _info_dicts(values: dict[str, np.ndarray]) -> list[dict[str, Any]]:
-    """One info dict of plain numbers per row of the driver's info arrays ``values``: the dict of
-    :func:`~mancala_envs.envs.common.info_dict`, written out (a call per game costs a fifth more)."""
-    captured = values["captured"]
-    columns = (values["seat"], captured[:, 0], captured[:, 1], values["ply"], values["winner"])
-    return [
-        {"seat": seat, "captured": (own, opp), "ply": ply, "winner": winner, "illegal_action": illegal}
-        for seat, own, opp, ply, winner, illegal in zip(
-            *(c.tolist() for c in columns), values["illegal_action"].tolist(), strict=True
-        )
-    ]
+    """Every row's info dict of the driver's info arrays ``values`` (the finished games')."""
+    return list(StepInfos(values))

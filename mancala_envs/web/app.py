@@ -15,17 +15,21 @@ server holds no game state. JSON API (every error is ``{"error": MESSAGE}`` with
 Safety: request bodies over :data:`~mancala_envs.web.checks.MAX_BODY_BYTES` get 413; every body is
 checked by :mod:`mancala_envs.web.checks` (400 with the message); each search runs within the
 server's time cap; a browser session (a cookie) runs one computation (an agent's move, an analysis,
-an export) at a time (429 while busy). ``mancala serve`` loads the compiled search kernels in a
-background thread at start (:func:`~mancala_envs.web.service.warm_up`), so that a first search's
-time budget is not spent compiling.
+an export) at a time (429 while busy). The computations run in a bounded pool of worker processes
+(:mod:`mancala_envs.web.workers`): at most ``workers`` at once and ``queue`` waiting, 503 with
+``Retry-After`` beyond, so the page, positions and record lists, answered in the server's own
+process, never wait for a search. The workers load every kernel and model they use before the
+pool is ready (:func:`~mancala_envs.web.service.warm_up`), so that a first search's time budget is
+not spent compiling; stopping the app kills them, ending any computation at once (503).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -39,21 +43,12 @@ from starlette.staticfiles import StaticFiles
 
 from mancala_envs.tablebase import store
 from mancala_envs.web.checks import MAX_BODY_BYTES, require_dict
-from mancala_envs.web.service import (
-    NotFound,
-    Server,
-    agent_move,
-    analyse,
-    export,
-    info,
-    position_part,
-    record_detail,
-    record_list,
-    view,
-)
+from mancala_envs.web.service import NotFound, Server, info, position_part, record_list, view
+from mancala_envs.web.workers import DEFAULT_QUEUE, Overloaded, Pool, Settings, Stopping, default_workers
 
 STATIC = Path(__file__).parent / "static"
 SESSION_COOKIE = "mancala_session"
+MAX_DIGITS = 30  # digits of an integer in a request (seeds are below 2**32; 10**30 still gets its message)
 
 
 class TooLarge(Exception):
@@ -78,10 +73,26 @@ async def read_body(request: Request) -> dict[str, Any]:
         if len(body) > MAX_BODY_BYTES:
             raise TooLarge
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_int=bounded_int)
+    except HugeNumber as e:
+        raise ValueError(str(e)) from None
     except (ValueError, RecursionError):
         raise ValueError("the request body is not a valid JSON object") from None
     return require_dict(data, "the request body")
+
+
+class HugeNumber(ValueError):
+    """An integer in a request body with more digits than any value of the app needs."""
+
+
+def bounded_int(digits: str) -> int:
+    """A JSON integer, refused (:class:`HugeNumber`) over :data:`MAX_DIGITS` digits."""
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise HugeNumber(
+            f"the request body holds an integer of {len(digits.lstrip('-'))} digits; "
+            f"no value here has more than {MAX_DIGITS}"
+        )
+    return int(digits)
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -92,10 +103,16 @@ def create_app(
     records: str | os.PathLike | None = None,
     tables: str | os.PathLike | None = None,
     max_seconds: float = 10.0,
+    workers: int | None = None,
+    queue: int = DEFAULT_QUEUE,
+    warm: bool = True,
 ) -> Starlette:
     """The web app: ``records`` the folder of game records to list (None: none), ``tables`` the
     folder of tablebases (one subfolder per variant, as ``mancala tablebase build`` writes;
-    default :func:`mancala_envs.tablebase.default_dir`), ``max_seconds`` the cap of every search."""
+    default :func:`mancala_envs.tablebase.default_dir`), ``max_seconds`` the cap of every search,
+    ``workers`` the worker processes (default :func:`~mancala_envs.web.workers.default_workers`),
+    ``queue`` the computations that may wait for one, ``warm`` whether the workers warm up before
+    they are ready. The pool starts with the app (or ``app.state.pool.start()``)."""
     if (
         isinstance(max_seconds, bool)
         or not isinstance(max_seconds, (int, float))
@@ -109,17 +126,28 @@ def create_app(
         tables=Path(tables) if tables is not None else store.default_dir(),
         max_seconds=float(max_seconds),
     )
+    settings = Settings(server.records, server.tables, server.max_seconds)
+    pool = Pool(settings, default_workers() if workers is None else workers, queue, warm)
 
-    async def run(request: Request, work: Callable[[], Any]) -> Any:
-        """``work()`` in a worker thread, one at a time per page session (429 while one runs)."""
+    async def run(request: Request, kind: str, body: dict[str, Any]) -> Any:
+        """``WORK[kind](server, body)`` in the pool, one at a time per page session (429 while one
+        runs)."""
         sid = request.cookies.get(SESSION_COOKIE) or (request.client.host if request.client else "?")
         lock = server.session_lock(sid)
         if not lock.acquire(blocking=False):
             raise Busy
         try:
-            return await run_in_threadpool(work)
+            return await pool.run(kind, body)
         finally:
             lock.release()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(pool.start)
+        try:
+            yield
+        finally:
+            await run_in_threadpool(pool.stop)
 
     async def page(request: Request) -> Response:
         html = (STATIC / "index.html").read_text(encoding="utf-8")
@@ -129,30 +157,28 @@ def create_app(
         return response
 
     async def api_info(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(info, server))
+        # warmed workers hold every network the warm-up ran: the page need not announce a compile
+        return JSONResponse(await run_in_threadpool(info, server, pool.warm))
 
     async def api_position(request: Request) -> Response:  # cheap: not one-at-a-time
         body = await read_body(request)
         return JSONResponse(await run_in_threadpool(lambda: view(*position_part(body, ()))))
 
     async def api_move(request: Request) -> Response:
-        body = await read_body(request)
-        return JSONResponse(await run(request, lambda: agent_move(server, body)))
+        return JSONResponse(await run(request, "move", await read_body(request)))
 
     async def api_analyse(request: Request) -> Response:
-        body = await read_body(request)
-        return JSONResponse(await run(request, lambda: analyse(server, body)))
+        return JSONResponse(await run(request, "analyse", await read_body(request)))
 
     async def api_records(request: Request) -> Response:  # cheap: not one-at-a-time
         return JSONResponse(await run_in_threadpool(record_list, server))
 
-    async def api_record(request: Request) -> Response:
-        file_id, index = request.path_params["file"], request.path_params["index"]
-        return JSONResponse(await run(request, lambda: record_detail(server, file_id, index)))
+    async def api_record(request: Request) -> Response:  # reads and replays a file: in a worker
+        where = {"file": request.path_params["file"], "index": request.path_params["index"]}
+        return JSONResponse(await run(request, "record", where))
 
     async def api_export(request: Request) -> Response:
-        body = await read_body(request)
-        content, media, name = await run(request, lambda: export(body))
+        content, media, name = await run(request, "export", await read_body(request))
         disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
         return Response(content, media_type=media, headers=disposition)
 
@@ -182,8 +208,18 @@ def create_app(
         NotFound: not_found,
         TooLarge: lambda r, e: error(413, f"the request body is over {MAX_BODY_BYTES} bytes"),
         Busy: lambda r, e: error(429, "a computation is already running for this page; wait for it"),
+        Overloaded: overloaded,
+        Stopping: lambda r, e: error(503, str(e)),
         HTTPException: http_error,
     }
-    app = Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.state.server = server
+    app.state.pool = pool
     return app
+
+
+async def overloaded(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Overloaded)
+    response = error(503, str(exc))
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response

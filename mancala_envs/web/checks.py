@@ -15,12 +15,14 @@ from mancala_envs import Game, State, get_game
 from mancala_envs.agents.registry import AGENT_NAMES, parse_spec
 from mancala_envs.evaluation.openings import random_openings
 from mancala_envs.game import as_int
+from mancala_envs.infra.lru import LRU
 
 MAX_BODY_BYTES = 64 * 1024  # a position with a long move list fits many times over
 MAX_MOVES = 2000  # longer than any game within the default max_plies (1000)
 SUITE_OPENINGS = 100  # openings offered per variant: the first of the game's default suite
 # agents a request may name, and parameters it may not give (they name files or start table builds)
-WEB_AGENTS = tuple(a for a in AGENT_NAMES if a not in ("human", "rllib"))
+# agents the page offers: not the ones that need a file of their own (the page takes no paths)
+WEB_AGENTS = tuple(a for a in AGENT_NAMES if a not in ("human", "rllib", "az-jax"))
 REFUSED_PARAMETERS = ("path", "max_seeds", "trusted")
 # the depth/sims a spec without them means (the agents' defaults), pinned when a time cap is added
 DEFAULT_SIZE = {"minimax": ("depth", "4"), "mcts": ("sims", "1000"), "az": ("sims", "100")}
@@ -73,13 +75,13 @@ def opening(game: Game, index: object) -> State:
     return suite(game)[i]
 
 
-_SUITES: dict[Game, list[State]] = {}
+SUITES_KEPT = 16  # suites kept (a game with each max_plies is another), least recently used dropped
+_SUITES: LRU[list[State]] = LRU(SUITES_KEPT)
 
 
 def suite(game: Game) -> list[State]:
-    if game not in _SUITES:
-        _SUITES[game] = random_openings(game, SUITE_OPENINGS)
-    return _SUITES[game]
+    """The game's opening suite (made once, kept while it is among the recently used)."""
+    return _SUITES.get(game, lambda: random_openings(game, SUITE_OPENINGS))
 
 
 def start_from(game: Game, start: object) -> State:

@@ -1,11 +1,13 @@
 """``mancala serve``: run the web app (:mod:`mancala_envs.web.app`) with uvicorn.
 
     mancala serve [--host 127.0.0.1] [--port 0] [--open] [--records DIR] [--tables DIR]
-                  [--max-seconds 10]
+                  [--max-seconds 10] [--workers N] [--queue 8]
 
 Binds to the loopback address unless ``--host`` says otherwise (then it warns: the app has no
 login). ``--port 0`` (the default) takes a free port; the address is printed either way.
-Ctrl-C or SIGTERM stops it (nothing to save: the server holds no game).
+Before it prints the address it starts its worker processes and warms them up (every kernel and
+model loaded). Ctrl-C or SIGTERM stops it at once, a running computation included (nothing to
+save: the server holds no game).
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ import ipaddress
 import socket
 import sys
 import threading
+import time
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 
 from mancala_envs.infra.extras import require
+from mancala_envs.web.workers import DEFAULT_QUEUE
 
 DEFAULT_HOST = "127.0.0.1"
+FORCE_AFTER = 5.0  # seconds of shutdown after which a second Ctrl-C forces the exit
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="time cap of every search, per move or analysis column (default 10)",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes that compute moves and analyses (default: half the processors, at most 4)",
+    )
+    p.add_argument(
+        "--queue",
+        type=int,
+        default=DEFAULT_QUEUE,
+        metavar="N",
+        help=f"computations that may wait for a worker; more get 503 (default {DEFAULT_QUEUE})",
+    )
     return p
 
 
@@ -60,14 +79,20 @@ def is_loopback(host: str) -> bool:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (port 0: a free one)."""
+    """A listening socket on ``host:port`` (port 0: a free one); ``ValueError`` naming the host
+    when it is not an address of this machine."""
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be in 0..65535, got {port}")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        reason = e.strerror or str(e)
+        raise ValueError(f"cannot listen on --host {host} --port {port}: {reason}") from None
     return sock
 
 
@@ -76,28 +101,55 @@ def main(argv: Sequence[str] | None = None) -> int:
     require("uvicorn", "web", "mancala serve")
     require("starlette", "web", "mancala serve")
     from mancala_envs.web.app import create_app
-    from mancala_envs.web.service import warm_up
+    from mancala_envs.web.service import warm_up_views
 
-    app = create_app(records=args.records, tables=args.tables, max_seconds=args.max_seconds)
-    if not is_loopback(args.host):
-        print(
-            f"mancala serve: warning: listening on {args.host}, not only this machine: anyone who can reach "
-            "it can use the app (it has no login)",
-            file=sys.stderr,
-        )
-    sock = bind(args.host, args.port)
-    threading.Thread(target=warm_up, name="mancala-warm-up", daemon=True).start()  # off the clock
-    host, port = sock.getsockname()[:2]
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
-    print(f"mancala serve: {url}  (Ctrl-C stops)", flush=True)
-    if args.open:
-        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
-    run_server(app, sock)
+    app = create_app(
+        records=args.records,
+        tables=args.tables,
+        max_seconds=args.max_seconds,
+        workers=args.workers,
+        queue=args.queue,
+    )
+    sock = bind(args.host, args.port)  # a bad host or a port in use fails here, before any warning
+    try:
+        if not is_loopback(args.host):
+            print(
+                f"mancala serve: warning: listening on {args.host}, not only this machine: anyone who "
+                "can reach it can use the app (it has no login)",
+                file=sys.stderr,
+            )
+        warm_up_views()
+        app.state.pool.start()  # every worker warmed up: the first search spends its budget searching
+        host, port = sock.getsockname()[:2]
+        url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+        print(f"mancala serve: {url}  (Ctrl-C stops)", flush=True)
+        if args.open:
+            threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+        run_server(app, sock)
+    finally:
+        app.state.pool.stop()
+        sock.close()
     return 0
 
 
 def run_server(app, sock: socket.socket) -> None:
-    """Serve ``app`` on ``sock`` with uvicorn until Ctrl-C or SIGTERM (uvicorn configures the
-    process's logging: tests replace this function)."""
+    """Serve ``app`` on ``sock`` with uvicorn until Ctrl-C or SIGTERM, which kill the app's workers
+    at once (a running computation answers 503) and then stop uvicorn; the signal is raised again
+    after (the command's ``KeyboardInterrupt`` line and exit status). uvicorn configures the
+    process's logging: tests replace this function."""
     uvicorn = require("uvicorn", "web", "mancala serve")
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+    class Server(uvicorn.Server):
+        stop_asked = 0.0
+
+        def handle_exit(self, sig: int, frame) -> None:
+            """The first signal kills the workers and starts the (then quick) shutdown; another
+            one forces the exit only if that shutdown has taken over :data:`FORCE_AFTER` s."""
+            app.state.pool.kill()
+            if not self.should_exit:
+                self.stop_asked = time.monotonic()
+                super().handle_exit(sig, frame)
+            elif time.monotonic() - self.stop_asked > FORCE_AFTER:
+                super().handle_exit(sig, frame)
+
+    Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

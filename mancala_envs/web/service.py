@@ -4,6 +4,8 @@ request body (:mod:`mancala_envs.web.checks`) that return JSON-ready dicts."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import io
 import os
 import threading
@@ -17,11 +19,12 @@ from typing import Any
 import numpy as np
 
 from mancala_envs import GAMES, Game, get_game, tablebase, variants
-from mancala_envs.agents.minimax.agent import MAX_DEPTH, MinimaxAgent
+from mancala_envs.agents.minimax.agent import MAX_DEPTH
 from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.agents.registry import make_agent, parse_spec
 from mancala_envs.evaluation.arena.records import GameRecord, load_records, start_state
 from mancala_envs.game import as_int
+from mancala_envs.infra.lru import LRU
 from mancala_envs.render import move_captures, result_text, status_line, svg_board, write_gif
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL, game_info
 from mancala_envs.tablebase import store
@@ -36,6 +39,7 @@ from mancala_envs.web.checks import (
 )
 
 MAX_AGENTS = 16  # agents kept between requests (models, trees), least recently used dropped first
+LISTED_KEPT = 256  # record files whose game list is kept (by path, modification time and size)
 MAX_GIF_FRAMES = 401
 CELL = 64  # pixels per pit of the page's board
 POSITION_KEYS = ("game", "params", "start", "moves", "bottom")
@@ -55,6 +59,7 @@ class Server:
     agents: OrderedDict[str, tuple[Any, threading.Lock]] = field(default_factory=OrderedDict)
     tables_open: dict[str, tablebase.Tablebase | None] = field(default_factory=dict)  # None: not found
     sessions: dict[str, threading.Lock] = field(default_factory=dict)
+    listed: LRU[dict[str, Any]] = field(default_factory=lambda: LRU(LISTED_KEPT))  # record files' games
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def table(self, game: Game) -> tablebase.Tablebase | None:
@@ -232,15 +237,24 @@ def record_list(server: Server) -> dict[str, Any]:
     for i, path in enumerate(server.record_files()):
         entry: dict[str, Any] = {"id": i, "name": str(path.relative_to(server.records or path))}
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                records = load_records(path)
-            entry["games"] = [summary(k, r) for k, r in enumerate(records)]
-        except (ValueError, OSError) as e:
-            entry["error"] = str(e)
-            entry["games"] = []
+            stat = path.stat()
+            key = (str(path), stat.st_mtime_ns, stat.st_size)  # a changed file is read again
+            entry.update(server.listed.get(key, lambda path=path: file_games(path)))
+        except OSError as e:
+            entry.update({"error": str(e), "games": []})
         files.append(entry)
     return {"folder": None if server.records is None else server.records.name, "files": files}
+
+
+def file_games(path: Path) -> dict[str, Any]:
+    """``{"games": [summary, ...]}`` of a records file, or ``{"error": ..., "games": []}``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            records = load_records(path)
+        return {"games": [summary(k, r) for k, r in enumerate(records)]}
+    except (ValueError, OSError) as e:
+        return {"error": str(e), "games": []}
 
 
 def summary(index: int, rec: GameRecord) -> dict[str, Any]:
@@ -296,7 +310,7 @@ def export(body: dict[str, Any]) -> tuple[bytes | str, str, str]:
     raise ValueError(f"format must be 'svg' or 'gif', got {kind!r}")
 
 
-def info(server: Server) -> dict[str, Any]:
+def info(server: Server, warmed: bool = False) -> dict[str, Any]:
     entries = []
     for game in variants():
         entries.append(
@@ -318,24 +332,65 @@ def info(server: Server) -> dict[str, Any]:
         "max_depth": MAX_DEPTH,
         "columns": list(analysis.COLUMNS),
         "records": server.records is not None,
-        "networks_loaded": networks_loaded(server),
+        "networks_loaded": networks_loaded(server, warmed),
     }
 
 
-def networks_loaded(server: Server) -> list[str]:
-    """The network agents (``az``, ``policy``) the server holds already: the page announces that
-    the first analysis of another one loads and compiles it (it may take a minute)."""
+def networks_loaded(server: Server, warmed: bool = False) -> list[str]:
+    """The network agents (``az``, ``policy``) ready to answer at once: those this process holds,
+    and with ``warmed`` (the workers warmed up before the server was ready) every one the warm-up
+    ran. The page announces that the first analysis of another one loads and compiles it."""
     with server.lock:
         names = {key.split("|")[0].split(":")[0] for key in server.agents}
+    if warmed:
+        names |= {body["agent"].split(":")[0] for kind, body in warm_up_requests(server) if kind == "move"}
     return sorted(names & {"az", "policy"})
 
 
-def warm_up() -> None:
-    """Load the compiled kernels of the searches (numba's cache, or a compilation) with one tiny
-    search per game, so that the first timed search of a request spends its budget searching."""
+WARM_SECONDS = 0.05  # the budget of each warm-up search: its kernels compile whatever the budget
+
+
+def warm_up_requests(server: Server) -> list[tuple[str, dict[str, Any]]]:
+    """One request of every kind of work the server does, per game: each web agent's move and each
+    analysis column (the networks only with torch, ``perfect`` and ``exact`` only with a table)."""
+    torch = importlib.util.find_spec("torch") is not None
+    out: list[tuple[str, dict[str, Any]]] = []
     for game in variants():
-        if game.variant.startswith("en_dodoi") and game.holes_per_row != 6:
+        table = server.table(game) is not None
+        if game.variant.startswith("en_dodoi") and game.holes_per_row != 8 and not table:
             continue  # one width compiles the same kernels as the others
-        state = game.initial_state()
-        MinimaxAgent(depth=2).move_values(game, state)
-        make_agent("mcts:sims=32").act(game, state)
+        base = {"game": game.name, "params": {k: v for k, v in game.params.items() if k != "max_plies"}}
+        for name in WEB_AGENTS:
+            if (name in ("az", "policy") and not torch) or (name == "perfect" and not table):
+                continue
+            spec = f"{name}:time={WARM_SECONDS}" if name in ("minimax", "mcts", "az") else name
+            out.append(("move", {**base, "agent": spec}))
+        columns = [("network", "az"), ("network", "policy"), ("search", "az")] if torch else []
+        columns += [("search", "mcts"), ("minimax", None)] + ([("exact", None)] if table else [])
+        for column, who in columns:
+            request = {**base, "column": column, "seconds": WARM_SECONDS, "depth": 2}
+            out.append(("analyse", request if who is None else {**request, "agent": who}))
+    return out
+
+
+def warm_up(server: Server) -> None:
+    """Load (numba's cache) or compile every kernel the server's work runs, and load its models,
+    with one tiny request of each kind (:func:`warm_up_requests`), so that a first search's time
+    budget is spent searching. A request the server would refuse (a model missing) is skipped."""
+    for kind, body in warm_up_requests(server):
+        with contextlib.suppress(ValueError):  # the server answers such a request 400 too
+            WORK[kind](server, body)
+
+
+def warm_up_views() -> None:
+    """Compile (or load) what the cheap routes run in the server's own process: a position's view."""
+    for game in variants():
+        view(*position_part({"game": game.name, "params": dict(game.params)}, ()))
+
+
+WORK: dict[str, Callable[[Server, dict[str, Any]], Any]] = {
+    "move": agent_move,
+    "analyse": analyse,
+    "export": lambda _server, body: export(body),
+    "record": lambda server, where: record_detail(server, where["file"], where["index"]),
+}
