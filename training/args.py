@@ -25,8 +25,8 @@ SHIPPED_OVERRIDES = resources.files("mancala_envs.training") / "configs.toml"
 
 
 @dataclass
-class RunArgs:
-    """The arguments every training script takes (its ``Args`` adds its algorithm's own)."""
+class RunFolderArgs:
+    """The game and the run folder: what every training script takes, the JAX one included."""
 
     game: str = field(default="songo_ewondo", metadata={"help": "the game", "choices": GAMES})
     holes_per_row: int | None = field(default=None, metadata={"help": parameter_help("holes_per_row")})
@@ -37,6 +37,12 @@ class RunArgs:
         metadata={"help": "run folder (none: a new one under runs/, named after the game and seed)"},
     )
     resume: str | None = field(default=None, metadata={"help": "continue the run in this folder"})
+
+
+@dataclass
+class RunArgs(RunFolderArgs):
+    """The arguments every torch training script takes (its ``Args`` adds its algorithm's own)."""
+
     device: str = field(default="auto", metadata={"help": "torch device: auto (a GPU if any), cpu, cuda"})
     torch_threads: int = field(default=1, metadata={"help": "torch CPU threads"})
     train_openings: int = field(default=2000, metadata={"help": "random openings the games start from"})

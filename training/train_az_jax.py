@@ -26,28 +26,20 @@ import jax.numpy as jnp
 import optax
 from pgx.experimental import auto_reset
 
-from mancala_envs import GAMES
 from mancala_envs.agents.alphazero_jax.agent import AZJaxAgent
 from mancala_envs.agents.alphazero_jax.model import AZNet, init_params, save_model, search
 from mancala_envs.evaluation.evaluate import evaluate
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.jax import JaxEnv, env_for
-from mancala_envs.rulesets import parameter_help
-from mancala_envs.training.args import check_each, check_evaluation_args, parse_run_args
+from mancala_envs.training.args import RunFolderArgs, check_each, check_evaluation_args, parse_run_args
 from mancala_envs.training.run import Run, script_main
 
 RESUMABLE = ("total_positions", "max_minutes")
 
 
 @dataclass
-class Args:
-    game: str = field(default="songo_ewondo", metadata={"help": "the game", "choices": GAMES})
-    holes_per_row: int | None = field(default=None, metadata={"help": parameter_help("holes_per_row")})
-    max_plies: int | None = field(default=None, metadata={"help": "truncate games at N plies (none: 1000)"})
-    seed: int = field(default=0, metadata={"help": "seed of every random choice"})
-    out: str | None = field(default=None, metadata={"help": "run folder (none: a new one under runs/)"})
-    resume: str | None = field(default=None, metadata={"help": "continue the run in this folder"})
+class Args(RunFolderArgs):
     device: str = field(default="auto", metadata={"help": "JAX device: auto (JAX's default), cpu or gpu"})
     # self-play
     games: int = field(default=256, metadata={"help": "self-play games played side by side"})
