@@ -250,3 +250,14 @@ def test_conversions_refuse_what_they_cannot_convert():
 def test_state_svg():
     env = JaxEnv("songo_ewondo")
     assert env.init(jax.random.PRNGKey(0)).to_svg().startswith("<svg")
+
+
+def test_pmap_runs_the_step():
+    """``pmap`` takes init and step as pgx users write it (one device here: a leading axis of 1)."""
+    env = JaxEnv("sadeqa_ii")
+    devices = jax.local_device_count()
+    states = jax.pmap(env.init)(jax.random.split(jax.random.PRNGKey(0), devices))
+    after = jax.pmap(env.step)(states, jnp.full(devices, 5, jnp.int32))  # SQ4: the opening hole
+    assert int(after._ply[0]) == 1 and int(after.current_player[0]) == 1
+    first = to_state(jax.tree.map(lambda x: x[0], after), env.game)
+    assert first == env.game.apply(env.game.initial_state(), 5)
