@@ -22,7 +22,7 @@ from conftest import GAME_CONFIGS, GAME_IDS  # noqa: E402
 from pgx.experimental import auto_reset  # noqa: E402
 
 import mancala_envs  # noqa: E402
-from mancala_envs.core.batch import step_batch  # noqa: E402
+from mancala_envs.core.batch import random_actions, step_batch  # noqa: E402
 from mancala_envs.jax import JaxEnv, to_packed, to_state  # noqa: E402
 from mancala_envs.jax.relay import Plan, relay_lanes  # noqa: E402
 
@@ -36,14 +36,6 @@ def reset_lanes(state, start, lanes):
     return jax.tree.map(
         lambda s, z: jnp.where(lanes.reshape((-1,) + (1,) * (s.ndim - 1)), z, s), state, start
     )
-
-
-def random_actions(packed, game, rng):
-    """One uniformly random legal action per row, from the numba core's masks."""
-    mask = packed[:, game.layout.mask].astype(np.int64)
-    mask[mask.sum(1) == 0] = 1  # finished rows (reset right after)
-    pick = (rng.random(len(mask)) * mask.sum(1)).astype(np.int64)  # the pick-th legal hole
-    return np.argmax(np.cumsum(mask, 1) > pick[:, None], axis=1).astype(np.int64)
 
 
 def never_ending_holes(packed, game):
@@ -76,7 +68,7 @@ def lockstep(game, moves: int, seed: int) -> dict[str, int]:
         views = game.observations(packed, packed[:, game.layout.to_move])
         np.testing.assert_allclose(np.asarray(state.observation), views, rtol=1e-6)
         met["never_ending"] += never_ending_holes(packed, game)
-        actions = random_actions(packed, game, rng)
+        actions = random_actions(packed, game.rules, rng)  # rows are never finished here: reset below
         assert step_batch(packed, actions, game.rules) == -1
         state = step(state, jnp.asarray(actions, jnp.int32))
         met["moves"] += batch

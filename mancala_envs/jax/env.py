@@ -156,7 +156,7 @@ class JaxEnv(pgx.Env):
         return jnp.concatenate(parts).astype(jnp.float32)
 
     # the rules
-    def moves(self, board: jax.Array, captured: jax.Array, mover: jax.Array, pending: jax.Array):
+    def moves(self, board: jax.Array, mover: jax.Array, pending: jax.Array):
         """Every move of ``mover`` resolved: :class:`~mancala_envs.jax.rules.Moves`."""
         r = self.ruleset
         n = r.holes_per_row
@@ -165,7 +165,7 @@ class JaxEnv(pgx.Env):
             boards, gains = jax.vmap(lambda a: rules.play_songo(r, board, mover, a))(actions)
             return rules.Moves(boards, gains, rules.songo_legal(r, board, mover, boards, gains))
         starts = mover * n + actions
-        active = jax.lax.dynamic_slice(board, (mover * n,), (n,)) > 0
+        active = rules.own_row(r, board, mover) > 0
         simulate = relay_simulator(r.direction, r.max_relay_laps, relay.PLAN)
         ends, landing = simulate(jnp.broadcast_to(board, (n, 2 * n)), starts, active)
         boards, gains = jax.vmap(lambda b, h: rules.relay_capture(r, b, mover, h))(ends, landing)
@@ -176,7 +176,7 @@ class JaxEnv(pgx.Env):
         """A position with ``mover`` to move: his moves; no legal move ends the game (SE9/SQ6/ED4),
         else ``max_plies`` truncates it (TR1)."""
         r = self.ruleset
-        moves = self.moves(board, captured, mover, pending)
+        moves = self.moves(board, mover, pending)
         over = ~jnp.any(moves.legal)
         end_board, end_captured, winner = rules.finish(r, board, captured, 1 - mover)
         truncated = ~over & (ply >= r.max_plies)
@@ -188,7 +188,7 @@ class JaxEnv(pgx.Env):
             rewards=rewards,
             terminated=over,
             truncated=truncated,
-            legal_action_mask=moves.legal | truncated,  # pgx: all "legal" once over, none has an effect
+            legal_action_mask=moves.legal | over | truncated,  # pgx: all "legal" once over
             _step_count=step_count,
             _board=jnp.where(over, end_board, board),
             _captured=jnp.where(over, end_captured, captured),
@@ -219,10 +219,7 @@ class JaxEnv(pgx.Env):
             last_action=jnp.int32(-1 if state.last_action is None else state.last_action),
             step_count=jnp.int32(0),
         )
-        jstate = jstate.replace(observation=self.observe(jstate))  # type: ignore[attr-defined]
-        if state.done:  # pgx's convention at the end: every action "legal", none has an effect
-            jstate = jstate.replace(legal_action_mask=jnp.ones(self.num_actions, bool))  # type: ignore
-        return jstate
+        return jstate.replace(observation=self.observe(jstate))  # type: ignore[attr-defined]
 
 
 def outcome_of(winner: jax.Array) -> jax.Array:

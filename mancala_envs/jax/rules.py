@@ -43,6 +43,12 @@ def row_of(r: Ruleset, player: jax.Array) -> jax.Array:
     return holes(r) // r.holes_per_row == player
 
 
+def own_row(r: Ruleset, board: jax.Array, player: jax.Array) -> jax.Array:
+    """``player``'s ``n`` holes, from his seat (local 0 first)."""
+    n = r.holes_per_row
+    return jax.lax.dynamic_slice(board, (player * n,), (n,))
+
+
 def row_sum(r: Ruleset, board: jax.Array, player: jax.Array) -> jax.Array:
     return jnp.sum(jnp.where(row_of(r, player), board, 0))
 
@@ -102,7 +108,7 @@ def chain_capture(r: Ruleset, board: jax.Array, mover: jax.Array, last: jax.Arra
     before it while it qualifies, never leaving the opponent's row. SE4: a sowing of k * 7 seeds
     (k >= 2) takes the last hole only."""
     idx = holes(r)
-    qualifies = (board >= r.capture_min) & (board <= r.capture_max) & row_of(r, 1 - mover)
+    qualifies = (board >= r.capture_min) & (board <= r.capture_max)
     behind = (idx - last) * -r.direction  # 0 at the last hole, k for the k-th hole sown before it
     candidate = (behind >= 0) & row_of(r, 1 - mover) & (last // r.holes_per_row == 1 - mover)
     stop = jnp.min(jnp.where(candidate & ~qualifies, behind, 2 * r.holes_per_row))
@@ -146,7 +152,7 @@ def songo_legal(r: Ruleset, board: jax.Array, mover: jax.Array, boards: jax.Arra
     that leave him ``feeding_target`` seeds, else the most any move leaves him), else SE6 (the
     leftmost hole with 1 or 2 seeds only if it is the only non-empty hole or it captures)."""
     n = r.holes_per_row
-    own = jax.lax.dynamic_slice(board, (mover * n,), (n,))
+    own = own_row(r, board, mover)
     non_empty = own > 0
     legal = non_empty
     if r.leftmost_restriction:
@@ -185,7 +191,7 @@ def relay_legal(r: Ruleset, board: jax.Array, mover: jax.Array, pending: jax.Arr
     hole whose relay ends; while the mover's first move is pending (SQ4), only the opening hole
     if it is such a hole (else the restriction lapses)."""
     n = r.holes_per_row
-    own = jax.lax.dynamic_slice(board, (mover * n,), (n,))
+    own = own_row(r, board, mover)
     legal = (own > 0) & ends
     if r.opening_hole >= 0:
         forced = pending[mover] & legal[r.opening_hole]
