@@ -82,6 +82,10 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=GPU_BATCHES if on_gpu else CPU_BATCHES)
     parser.add_argument("--steps-per-call", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument(
+        "--numba-seconds", type=float, default=None,
+        help="seconds of the numba column per variant (default: --seconds; 0 leaves the column out)",
+    )  # fmt: skip
     parser.add_argument("--variants", nargs="*", default=None, help="variant names (default: all)")
     parser.add_argument(
         "--plan",
@@ -112,7 +116,8 @@ def main() -> None:
     rows = []
     for label, env in envs:
         row = [label]
-        numba = numba_moves_per_second(env.game, args.seconds) if isinstance(env, JaxEnv) else None
+        numba_s = args.seconds if args.numba_seconds is None else args.numba_seconds
+        numba = numba_moves_per_second(env.game, numba_s) if isinstance(env, JaxEnv) and numba_s > 0 else None
         raw.setdefault("numba_moves_per_second", {})[label] = numba
         for batch in args.batches:
             rate, compile_s = steps_per_second(env, batch, args.steps_per_call, args.seconds)
