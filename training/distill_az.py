@@ -3,7 +3,8 @@ iteration with a full-width minimax expert (``mancala distill-az``).
 
 One readable script in the CleanRL manner (the arguments are the fields of :class:`Args`):
 positions played by the teacher's network, labelled by minimax to ``depth`` plies over its value
-head, then ``epochs`` passes of supervised learning for the student.
+head, then ``epochs`` passes of supervised learning for the student (:func:`train`; its steps are
+plain functions of the :class:`Student` and the :class:`Labelled` positions).
 
 ::
 
@@ -269,8 +270,8 @@ def updates_per_epoch(a: Args) -> int:
 
 
 def new_student(a: Args, run: Run, net: Any, network_config: dict, teacher_config: dict) -> Student:
-    """The student ``net`` on the run's device with its optimizer and cosine schedule, from the
-    checkpoint of a run whose positions are labelled already."""
+    """The student ``net`` on the run's device with its optimizer and cosine schedule; a resumed
+    run whose positions are labelled already restores all three from its checkpoint."""
     net = net.to(run.device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
     per_epoch = updates_per_epoch(a)
