@@ -407,3 +407,53 @@ def test_every_trainer_writes_the_same_eval_csv_header(tiny_run, tmp_path):
     assert all(r["step"] == r["positions"] and r["timesteps"] == "" and r["minutes"] for r in az_rows)
     distill_rows = list(csv.DictReader((distilled / "eval.csv").open(encoding="utf-8")))
     assert all(r["step"] == r["updates"] and r["positions"] == "400" for r in distill_rows)
+
+
+@pytest.mark.parametrize("script", ["train_ppo", "train_alphazero", "distill_az", "run"])
+def test_a_training_script_is_short_module_level_steps(script):
+    """CleanRL-readable (issue 44): every function of the script fits a screen (under 80 lines)
+    and none defines a function inside it: the loop's steps are module-level, taking what they
+    need."""
+    import ast
+
+    tree = ast.parse((ROOT / "training" / f"{script}.py").read_text(encoding="utf-8"))
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    long = [(f.name, f.end_lineno - f.lineno + 1) for f in functions if f.end_lineno - f.lineno + 1 >= 80]
+    assert not long, long
+    nested = [
+        (f.name, inner.name)
+        for f in functions
+        for inner in ast.walk(f)
+        if inner is not f and isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    assert not nested, nested
+
+
+def test_a_checkpoint_round_trips_and_a_damaged_one_is_refused(tmp_path):
+    """``checkpoint.pt`` (training.run): the state dicts of the parts given, loaded back into new
+    ones; the weights of another network or a damaged file refuse the resume naming the file."""
+    import torch
+
+    from mancala_envs.training.run import Run
+    from mancala_envs.training.train_alphazero import Args
+
+    run = Run(Args(out=str(tmp_path / "r"), device="cpu"), "x", progress="positions", step="positions")
+    try:
+        torch.manual_seed(0)
+        net = torch.nn.Linear(3, 2)
+        optimizer = torch.optim.AdamW(net.parameters())
+        net(torch.ones(1, 3)).sum().backward()
+        optimizer.step()
+        run.write_checkpoint(net=net, optimizer=optimizer)
+        again = torch.nn.Linear(3, 2)
+        again_optimizer = torch.optim.AdamW(again.parameters())
+        run.read_checkpoint(net=again, optimizer=again_optimizer)
+        assert torch.equal(again.weight, net.weight) and torch.equal(again.bias, net.bias)
+        assert again_optimizer.state_dict()["state"][0]["step"] == 1
+        with pytest.raises(ValueError, match=r"checkpoint\.pt: cannot resume from it \(RuntimeError\)"):
+            run.read_checkpoint(net=torch.nn.Linear(4, 2))  # another network's shape
+        (run.path / "checkpoint.pt").write_bytes(b"not a checkpoint")
+        with pytest.raises(ValueError, match=r"checkpoint\.pt: cannot resume from it"):
+            run.read_checkpoint(net=again)
+    finally:
+        run.close()

@@ -3,7 +3,8 @@ iteration with a full-width minimax expert (``mancala distill-az``).
 
 One readable script in the CleanRL manner (the arguments are the fields of :class:`Args`):
 positions played by the teacher's network, labelled by minimax to ``depth`` plies over its value
-head, then ``epochs`` passes of supervised learning for the student.
+head, then ``epochs`` passes of supervised learning for the student (:func:`train`; its steps are
+plain functions of the :class:`Student` and the :class:`Labelled` positions).
 
 ::
 
@@ -31,7 +32,7 @@ import numpy as np
 import torch
 
 from mancala_envs import GAMES
-from mancala_envs.agents.alphazero.agent import AZAgent, shipped_az_model
+from mancala_envs.agents.alphazero.agent import shipped_az_model
 from mancala_envs.agents.alphazero.losses import policy_value_losses
 from mancala_envs.agents.alphazero.network import (
     build_network,
@@ -45,12 +46,11 @@ from mancala_envs.agents.alphazero.network import (
 )
 from mancala_envs.agents.alphazero.search import network_inputs
 from mancala_envs.agents.alphazero.value_minimax import move_values, network_value
-from mancala_envs.evaluation.evaluate import evaluate
 from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
-from mancala_envs.training.run import Run, git_revision, script_main
+from mancala_envs.training.run import Run, evaluate_az, final_az_report, git_revision, script_main
 
 RESUMABLE = ("torch_threads",)
 
@@ -191,164 +191,6 @@ def targets(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return legal, policy / policy.sum(axis=1, keepdims=True), best[:, 0].astype(np.float32)
 
 
-def train(a: Args, argv: list[str]) -> int:
-    """Run (or resume) the distillation described by ``a``; returns the exit status."""
-    torch.manual_seed(a.seed)  # the student's new encoders
-    teacher, teacher_config, net, network_config = teacher_and_student(a)
-    run = Run(a, "runs/distill_", progress="updates", step="updates")
-    game, device = run.game, run.device
-    command = run.record("mancala_envs.training.distill_az", argv)
-    positions, updates = int(run.state.get("positions", 0)), int(run.state.get("updates", 0))
-    net = net.to(device)
-    per_epoch = (a.positions - a.holdout) // a.batch_size
-    optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, a.epochs * per_epoch))
-    if run.state.get("labelled"):
-        if not (run.path / "checkpoint.pt").is_file():
-            raise ValueError(
-                f"{run.path}: its state.json is there but not its checkpoint.pt: cannot resume it"
-            )
-        try:
-            saved = torch.load(run.path / "checkpoint.pt", map_location=device, weights_only=True)
-            net.load_state_dict(saved["net"])
-            optimizer.load_state_dict(saved["optimizer"])
-            schedule.load_state_dict(saved["schedule"])
-        except Exception as e:  # a damaged file or the weights of another network
-            raise ValueError(
-                f"{run.path / 'checkpoint.pt'}: cannot resume from it ({type(e).__name__})"
-            ) from None
-        print(f"resuming {run.path} at update {updates} of {a.epochs * per_epoch}", flush=True)
-    writer = run.summary_writer()
-    plies = input_plies(a.lookahead, a.replies, a.third)
-
-    def model_config() -> dict[str, Any]:
-        """``az.json``'s config: the student's network, the teacher's search, the training so far."""
-        trained = {
-            "positions": positions,
-            "updates": updates,
-            "minutes": round(run.minutes(), 2),
-            "expert": f"minimax to {a.depth} plies over the teacher's value head",
-            "teacher": a.teacher or "the shipped model",
-            "teacher_trained": teacher_config.get("trained", {}),
-        }
-        if a.init_from is not None:
-            trained["init_from"] = a.init_from
-        return {
-            **network_config,
-            "search": dict(teacher_config.get("search", {})),
-            "trained": {**trained, "command": command, "git": git_revision()},
-        }
-
-    def save() -> None:
-        """Network files and checkpoint first, ``state.json`` last (never ahead of them)."""
-        save_network(net, run.path / "az", model_config())
-        buf = io.BytesIO()
-        checkpoint = {"net": net.state_dict(), "optimizer": optimizer.state_dict()}
-        torch.save(checkpoint | {"schedule": schedule.state_dict()}, buf)
-        atomic_write(run.path / "checkpoint.pt", buf.getvalue())
-        state = {"positions": positions, "updates": updates, "evals": run.history}
-        run.save_state(state | {"wall_seconds": run.wall_seconds(), "labelled": True})
-
-    def evaluate_network(n_games: int) -> list[Any]:
-        """``az`` (``eval_sims``) against ``eval_opponents``, the network alone against
-        ``eval_net_opponents``."""
-        net.eval()
-        config, results = model_config(), []
-        for sims, opponents in ((a.eval_sims, a.eval_opponents), (0, a.eval_net_opponents)):
-            if opponents:
-                agent = AZAgent(network=net, config=config, sims=sims)
-                agent.name = f"learner:sims={sims}"
-                results += evaluate(game, agent, opponents, n_games, a.eval_seed, "default")
-        return results
-
-    def periodic_evaluation() -> None:
-        """Evaluate; eval.csv, TensorBoard and the learning curve."""
-        start = time.perf_counter()
-        results = evaluate_network(a.eval_games)
-        minutes = round(run.minutes(), 3)
-        run.add_evaluation(results, updates, positions=positions, updates=updates, minutes=minutes)
-        for res in results:
-            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, updates)
-        run.plot_scores(f"AlphaZero: {game.variant}")
-        scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
-        print(
-            f"[{positions} positions, {updates} updates, {minutes:.1f} min] "
-            f"eval ({time.perf_counter() - start:.0f} s): {scores}",
-            flush=True,
-        )
-
-    try:
-        with interrupts.deferred_interrupts():
-            states, values = labelled_positions(a, game, teacher, teacher_config, run.path)
-            positions = len(states)
-            legal, policy, value = targets(values)
-            order = np.random.default_rng(a.seed).permutation(len(states))
-            held, train_rows = order[: a.holdout], order[a.holdout :]
-            if not run.history:
-                periodic_evaluation()  # the starting network: the curve's origin
-                save()
-            print(
-                f"training {a.epochs} epochs of {per_epoch} updates on {run.path}, device {device}",
-                flush=True,
-            )
-
-            def end_of_epoch() -> None:
-                """The held-out agreement, the evaluation and a checkpoint after an epoch."""
-                net.eval()
-                if len(held):
-                    agreement = held_out_agreement(net, game, states[held], policy[held], legal[held], plies)
-                    writer.add_scalar("held_out_agreement", agreement, updates)
-                    epoch = updates // per_epoch
-                    print(f"epoch {epoch}: held-out agreement with the labels {agreement:.3f}", flush=True)
-                periodic_evaluation()
-                save()
-
-            evaluated = bool(run.history) and run.history[-1]["step"] == updates
-            if updates and updates % per_epoch == 0 and not evaluated:
-                end_of_epoch()  # the run stopped between an epoch's last update and its evaluation
-            while updates < a.epochs * per_epoch:
-                epoch, step = divmod(updates, per_epoch)
-                rows = np.random.default_rng([a.seed, epoch]).permutation(train_rows)
-                net.train()
-                for k in range(step, per_epoch):
-                    batch = rows[k * a.batch_size : (k + 1) * a.batch_size]
-                    inputs = network_inputs(game, states[batch], plies)
-                    targets_ = (x[batch] for x in (legal, policy, value))
-                    losses = learn(net, optimizer, schedule, a, inputs, *targets_)
-                    updates += 1
-                    if updates % a.save_every == 0:
-                        row = losses | {"positions": positions, "updates": updates, "minutes": run.minutes()}
-                        run.log_metrics(row, writer, updates)
-                        save()
-                    interrupts.check()
-                end_of_epoch()
-    except KeyboardInterrupt as e:
-        if not (run.path / "data.npz").is_file():
-            print(
-                f"\n{interrupts.stopped(e)} before the labels were written: --resume {run.path} makes "
-                "them again",
-                flush=True,
-            )
-            return interrupts.exit_status(e)
-        save()
-        return run.interrupted(f"update {updates}", e)
-    finally:
-        writer.close()
-    summary = (
-        f"Network: `{run.path / 'az.json'}` after {updates} updates on {positions} positions "
-        f"labelled by minimax to {a.depth} plies: {run.minutes():.1f} min with its evaluations."
-    )
-    print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
-    results = run.final_evaluation(
-        lambda: evaluate_network(a.final_eval_games), f"the network is saved: {run.path / 'az.json'}"
-    )
-    if results is None:
-        return run.stop_status
-    notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{command}`"]
-    title, agent = f"Distillation report: {game.name}", f"az:path={run.path / 'az.json'}"
-    return run.final_report(results, title, notes, [], agent)
-
-
 def learn(net: Any, optimizer: Any, schedule: Any, a: Args, inputs, legal, policy, value) -> dict[str, float]:
     """One AdamW step (and the schedule's) on a minibatch of numpy arrays: ``cross-entropy(policy,
     masked logits) + value_weight * (value - target)^2``; returns the two losses."""
@@ -392,6 +234,182 @@ def held_out_agreement(net: Any, game: Any, states, policy, legal, plies: int) -
         moves = np.argmax(np.where(legal[i : i + 1024], logits.cpu().numpy(), -np.inf), axis=1)
         hits += int((policy[i : i + 1024][np.arange(len(moves)), moves] > 0).sum())
     return hits / max(1, len(states))
+
+
+@dataclass
+class Student:
+    """What the loop trains and how far it is: the student network, its optimizer and learning-rate
+    schedule, its network config and the teacher's (``az.json`` takes its search), the positions
+    labelled and the updates made."""
+
+    net: Any
+    optimizer: Any
+    schedule: Any
+    network_config: dict[str, Any]
+    teacher_config: dict[str, Any]
+    positions: int = 0
+    updates: int = 0
+
+
+@dataclass
+class Labelled:
+    """The labelled positions (``data.npz``) and their targets (:func:`targets`), split into the
+    held-out rows and the rows trained on."""
+
+    states: np.ndarray
+    legal: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+    held: np.ndarray
+    train_rows: np.ndarray
+
+
+def updates_per_epoch(a: Args) -> int:
+    """Whole minibatches in one pass over the positions not held out."""
+    return (a.positions - a.holdout) // a.batch_size
+
+
+def new_student(a: Args, run: Run, net: Any, network_config: dict, teacher_config: dict) -> Student:
+    """The student ``net`` on the run's device with its optimizer and cosine schedule; a resumed
+    run whose positions are labelled already restores all three from its checkpoint."""
+    net = net.to(run.device)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
+    per_epoch = updates_per_epoch(a)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, max(1, a.epochs * per_epoch))
+    positions, updates = int(run.state.get("positions", 0)), int(run.state.get("updates", 0))
+    if run.state.get("labelled"):
+        if not (run.path / "checkpoint.pt").is_file():
+            raise ValueError(
+                f"{run.path}: its state.json is there but not its checkpoint.pt: cannot resume it"
+            )
+        run.read_checkpoint(net=net, optimizer=optimizer, schedule=schedule)
+        print(f"resuming {run.path} at update {updates} of {a.epochs * per_epoch}", flush=True)
+    return Student(net, optimizer, schedule, network_config, teacher_config, positions, updates)
+
+
+def split_labels(a: Args, states: np.ndarray, values: np.ndarray) -> Labelled:
+    """The targets of the labelled positions; ``holdout`` rows of a seeded permutation held out."""
+    legal, policy, value = targets(values)
+    order = np.random.default_rng(a.seed).permutation(len(states))
+    return Labelled(states, legal, policy, value, order[: a.holdout], order[a.holdout :])
+
+
+def model_config(a: Args, run: Run, student: Student) -> dict[str, Any]:
+    """``az.json``'s config: the student's network, the teacher's search, the training so far."""
+    trained = {
+        "positions": student.positions,
+        "updates": student.updates,
+        "minutes": round(run.minutes(), 2),
+        "expert": f"minimax to {a.depth} plies over the teacher's value head",
+        "teacher": a.teacher or "the shipped model",
+        "teacher_trained": student.teacher_config.get("trained", {}),
+    }
+    if a.init_from is not None:
+        trained["init_from"] = a.init_from
+    return {
+        **student.network_config,
+        "search": dict(student.teacher_config.get("search", {})),
+        "trained": {**trained, "command": run.command, "git": git_revision()},
+    }
+
+
+def save(a: Args, run: Run, student: Student) -> None:
+    """Network files and checkpoint first, ``state.json`` last (never ahead of them)."""
+    save_network(student.net, run.path / "az", model_config(a, run, student))
+    run.write_checkpoint(net=student.net, optimizer=student.optimizer, schedule=student.schedule)
+    state = {"positions": student.positions, "updates": student.updates, "evals": run.history}
+    run.save_state(state | {"wall_seconds": run.wall_seconds(), "labelled": True})
+
+
+def periodic_evaluation(a: Args, run: Run, student: Student, writer: Any) -> None:
+    """Evaluate (:func:`~mancala_envs.training.run.evaluate_az`); eval.csv, TensorBoard, the
+    learning curve."""
+    started = time.perf_counter()
+    results = evaluate_az(run.game, student.net, model_config(a, run, student), a, a.eval_games)
+    run.log_evaluation(results, student.updates, writer, started, student.positions, student.updates)
+
+
+def train_epoch(a: Args, run: Run, student: Student, data: Labelled, writer: Any) -> None:
+    """The rest of the current epoch: minibatches of a permutation of the training rows seeded by
+    the epoch (a resumed epoch goes on where it stopped); metrics and a checkpoint every
+    ``save_every`` updates."""
+    per_epoch, plies = updates_per_epoch(a), input_plies(a.lookahead, a.replies, a.third)
+    epoch, step = divmod(student.updates, per_epoch)
+    rows = np.random.default_rng([a.seed, epoch]).permutation(data.train_rows)
+    student.net.train()
+    for k in range(step, per_epoch):
+        batch = rows[k * a.batch_size : (k + 1) * a.batch_size]
+        inputs = network_inputs(run.game, data.states[batch], plies)
+        batch_targets = (x[batch] for x in (data.legal, data.policy, data.value))
+        losses = learn(student.net, student.optimizer, student.schedule, a, inputs, *batch_targets)
+        student.updates += 1
+        if student.updates % a.save_every == 0:
+            counts = {"positions": student.positions, "updates": student.updates, "minutes": run.minutes()}
+            run.log_metrics(losses | counts, writer, student.updates)
+            save(a, run, student)
+        interrupts.check()
+
+
+def end_of_epoch(a: Args, run: Run, student: Student, data: Labelled, writer: Any) -> None:
+    """The held-out agreement, the evaluation and a checkpoint after an epoch."""
+    student.net.eval()
+    if len(data.held):
+        held, plies = data.held, input_plies(a.lookahead, a.replies, a.third)
+        agreement = held_out_agreement(
+            student.net, run.game, data.states[held], data.policy[held], data.legal[held], plies
+        )
+        writer.add_scalar("held_out_agreement", agreement, student.updates)
+        epoch = student.updates // updates_per_epoch(a)
+        print(f"epoch {epoch}: held-out agreement with the labels {agreement:.3f}", flush=True)
+    periodic_evaluation(a, run, student, writer)
+    save(a, run, student)
+
+
+def train(a: Args, argv: list[str]) -> int:
+    """Run (or resume) the distillation described by ``a``; returns the exit status."""
+    torch.manual_seed(a.seed)  # the student's new encoders
+    teacher, teacher_config, net, network_config = teacher_and_student(a)
+    run = Run(a, "runs/distill_", progress="updates", step="updates")
+    run.record("mancala_envs.training.distill_az", argv)
+    student = new_student(a, run, net, network_config, teacher_config)
+    per_epoch = updates_per_epoch(a)
+    writer = run.summary_writer()
+    try:
+        with interrupts.deferred_interrupts():
+            states, values = labelled_positions(a, run.game, teacher, teacher_config, run.path)
+            student.positions = len(states)
+            data = split_labels(a, states, values)
+            if not run.history:
+                periodic_evaluation(a, run, student, writer)  # the starting network: the curve's origin
+                save(a, run, student)
+            print(
+                f"training {a.epochs} epochs of {per_epoch} updates on {run.path}, device {run.device}",
+                flush=True,
+            )
+            evaluated = bool(run.history) and run.history[-1]["step"] == student.updates
+            if student.updates and student.updates % per_epoch == 0 and not evaluated:
+                end_of_epoch(a, run, student, data, writer)  # stopped between an epoch and its evaluation
+            while student.updates < a.epochs * per_epoch:
+                train_epoch(a, run, student, data, writer)
+                end_of_epoch(a, run, student, data, writer)
+    except KeyboardInterrupt as e:
+        if not (run.path / "data.npz").is_file():
+            print(
+                f"\n{interrupts.stopped(e)} before the labels were written: --resume {run.path} makes "
+                "them again",
+                flush=True,
+            )
+            return interrupts.exit_status(e)
+        save(a, run, student)
+        return run.interrupted(f"update {student.updates}", e)
+    finally:
+        writer.close()
+    summary = (
+        f"Network: `{run.path / 'az.json'}` after {student.updates} updates on {student.positions} "
+        f"positions labelled by minimax to {a.depth} plies: {run.minutes():.1f} min with its evaluations."
+    )
+    config = model_config(a, run, student)
+    return final_az_report(run, student.net, config, summary, f"Distillation report: {run.game.name}")
 
 
 def main(argv: list[str] | None = None) -> int:

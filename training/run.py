@@ -2,12 +2,15 @@
 it) and the end of a run.
 
 ``config.json`` (the resolved arguments, with the device actually used), ``command.txt`` (one line
-per session), ``git_revision.txt``, ``logs/session<k>/`` (this session's logs), ``state.json``
-(written last, after the checkpoint it describes), ``eval.csv`` (one row per evaluation and
-opponent, the same :data:`EVAL_COLUMNS` for every trainer), ``metrics.csv`` (the AlphaZero-style
-scripts, :data:`METRIC_COLUMNS`), ``learning_curve.png``, ``report.md`` / ``report.json``.
-Every file is written through a temporary file and a rename; the folder is locked while a script
-runs in it (``.lock``).
+per session), ``git_revision.txt``, ``logs/session<k>/`` (this session's logs), ``checkpoint.pt``
+(the torch trainers' state dicts), ``state.json`` (written last, after the checkpoint it
+describes), ``eval.csv`` (one row per evaluation and opponent, the same :data:`EVAL_COLUMNS` for
+every trainer), ``metrics.csv`` (the AlphaZero-style scripts, :data:`METRIC_COLUMNS`),
+``learning_curve.png``, ``report.md`` / ``report.json``. Every file is written through a
+temporary file and a rename; the folder is locked while a script runs in it (``.lock``).
+
+The end of the AlphaZero-style scripts (``train_alphazero``, ``distill_az``) is shared here too:
+their network's evaluation (:func:`evaluate_az`) and final report (:func:`final_az_report`).
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mancala_envs import Game
+from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.evaluation.arena import derive_seed
-from mancala_envs.evaluation.evaluate import SCORE_COLUMNS, score_columns, table, write_report
+from mancala_envs.evaluation.evaluate import SCORE_COLUMNS, evaluate, score_columns, table, write_report
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.files import append_synced, atomic_write, read_json
@@ -93,6 +99,15 @@ def write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) ->
     writer.writeheader()
     writer.writerows(rows)
     atomic_write(path, buf.getvalue())
+
+
+def torch_bytes(obj: Any) -> bytes:
+    """``torch.save(obj)`` into bytes (written with :func:`~mancala_envs.infra.files.atomic_write`)."""
+    import torch  # the torch trainers' files (the JAX trainer writes its own)
+
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    return buf.getvalue()
 
 
 class NullWriter:
@@ -208,6 +223,24 @@ class Run:
         """``state.json``: call it after the checkpoint it describes is written."""
         atomic_write(self.path / "state.json", json.dumps(state, indent=1))
 
+    def write_checkpoint(self, **parts: Any) -> None:
+        """``checkpoint.pt``: the ``state_dict()`` of each of ``parts`` (network, optimizer, ...)
+        under its keyword; write it before :meth:`save_state`."""
+        atomic_write(self.path / "checkpoint.pt", torch_bytes({k: v.state_dict() for k, v in parts.items()}))
+
+    def read_checkpoint(self, **parts: Any) -> None:
+        """Load each of ``parts`` from ``checkpoint.pt`` (:meth:`write_checkpoint`) onto the run's
+        device; ``ValueError`` for a damaged file or the weights of another network."""
+        import torch
+
+        path = self.path / "checkpoint.pt"
+        try:
+            saved = torch.load(path, map_location=self.device, weights_only=True)
+            for name, part in parts.items():
+                part.load_state_dict(saved[name])
+        except Exception as e:  # a damaged file or the weights of another network
+            raise ValueError(f"{path}: cannot resume from it ({type(e).__name__})") from None
+
     def add_evaluation(self, results: Sequence[Any], step: int, **counters: Any) -> None:
         """One :data:`EVAL_COLUMNS` row per match result (``counters``: the trainer's
         ``timesteps``, or ``positions``, ``updates`` and ``minutes``) into the history and
@@ -229,6 +262,24 @@ class Run:
         for key in METRIC_COLUMNS[3:]:
             if row.get(key) is not None:
                 writer.add_scalar(key.replace("loss_", "loss/"), row[key], step)
+
+    def log_evaluation(
+        self, results: list[Any], step: int, writer: Any, started: float, positions: int, updates: int
+    ) -> None:
+        """An AlphaZero-style evaluation at ``step`` (its ``positions`` and ``updates``) begun at
+        ``started`` (``time.perf_counter()``): ``eval.csv``, TensorBoard, the learning curve and
+        one line."""
+        minutes = round(self.minutes(), 3)
+        self.add_evaluation(results, step, positions=positions, updates=updates, minutes=minutes)
+        for res in results:
+            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, step)
+        self.plot_scores(f"AlphaZero: {self.game.variant}")
+        scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
+        print(
+            f"[{positions} positions, {updates} updates, {minutes:.1f} min] "
+            f"eval ({time.perf_counter() - started:.0f} s): {scores}",
+            flush=True,
+        )
 
     def plot_scores(self, title: str) -> None:
         """``learning_curve.png``: each (agent, opponent)'s score and interval in the history
@@ -282,6 +333,33 @@ class Run:
         print(table(write_report(self.path, self.game, results, self.a.eval_seed, title, notes, history)))
         print(f"report: {self.path / 'report.md'}; agent: {agent}")
         return 0
+
+
+def evaluate_az(game: Game, net: Any, config: dict[str, Any], a: Any, n_games: int) -> list[Any]:
+    """An AlphaZero-style network (``config``: its ``az.json`` config) as ``az`` with ``a.eval_sims``
+    simulations against ``a.eval_opponents``, and alone (sims=0) against ``a.eval_net_opponents``."""
+    net.eval()
+    results = []
+    for sims, opponents in ((a.eval_sims, a.eval_opponents), (0, a.eval_net_opponents)):
+        if opponents:
+            agent = AZAgent(network=net, config=config, sims=sims)
+            agent.name = f"learner:sims={sims}"
+            results += evaluate(game, agent, opponents, n_games, a.eval_seed, "default")
+    return results
+
+
+def final_az_report(run: Run, net: Any, config: dict[str, Any], summary: str, title: str) -> int:
+    """The end of an AlphaZero-style run: the final evaluation of its network (``az.json``,
+    ``final_eval_games``; Ctrl-C there keeps the network) and the report (``summary`` first in
+    its notes); returns the exit status."""
+    a, saved = run.a, run.path / "az.json"
+    print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
+    evaluation = partial(evaluate_az, run.game, net, config, a, a.final_eval_games)
+    results = run.final_evaluation(evaluation, f"the network is saved: {saved}")
+    if results is None:
+        return run.stop_status
+    notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{run.command}`"]
+    return run.final_report(results, title, notes, [], f"az:path={saved}")
 
 
 def script_main(

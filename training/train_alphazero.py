@@ -3,7 +3,8 @@ core, a small network learning the search's improved policy and the games' resul
 
 One readable script in the CleanRL manner, top to bottom: the arguments (:class:`Args`, one
 ``--field-name`` flag per field, its defaults the defaults), self-play (:class:`SelfPlay`), the
-replay buffer (:class:`Replay`), the learning step (:func:`learn`) and the loop (:func:`train`).
+replay buffer (:class:`Replay`), the learning step (:func:`learn`), the loop's steps (self-play,
+learning, evaluation, saving: plain functions of the :class:`Learner`) and the loop (:func:`train`).
 
 ::
 
@@ -32,7 +33,6 @@ import numpy as np
 import torch
 
 from mancala_envs import GAMES, Game, tablebase
-from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.losses import policy_value_losses
 from mancala_envs.agents.alphazero.network import (
     build_network,
@@ -45,13 +45,12 @@ from mancala_envs.agents.alphazero.network import (
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch, known_results
 from mancala_envs.agents.alphazero.tree import input_width
-from mancala_envs.evaluation.evaluate import evaluate
 from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.tablebase.probe import NOT_COVERED  # Tablebase.outcomes where it does not cover
 from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
-from mancala_envs.training.run import Run, git_revision, script_main
+from mancala_envs.training.run import Run, evaluate_az, final_az_report, git_revision, script_main
 
 RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
 
@@ -340,40 +339,39 @@ def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Gene
     }
 
 
-def train(a: Args, argv: list[str]) -> int:
-    """Run (or resume) the training described by ``a``; returns the exit status."""
-    run = Run(a, "runs/az_", progress="positions", step="positions")
-    game, device = run.game, run.device
-    torch.manual_seed(run.session_seed)
-    rng = np.random.default_rng(run.session_seed)
-    command = run.record("mancala_envs.training.train_alphazero", argv)
+@dataclass
+class Learner:
+    """What the loop trains and how far it is: the network, its optimizer, the replay buffer, the
+    self-play positions searched and the updates made."""
+
+    net: Any
+    optimizer: Any
+    replay: Replay
+    positions: int = 0
+    updates: int = 0
+
+
+def model_config(a: Args, run: Run, positions: int, updates: int) -> dict[str, Any]:
+    """``az.json``'s config: the network, the search it was trained for, the training so far."""
+    config = network_config(run.game, a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
+    search = {k: getattr(a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")}
+    trained = {"positions": positions, "updates": updates, "minutes": round(run.minutes(), 2)}
+    if a.init_from is not None:
+        trained["init_from"] = a.init_from  # the counts above are this run's only
+    if a.tablebase is not None:
+        trained["value_targets"] = f"exact where the table {a.tablebase} covers the position"
+    return {**config, "search": search, "trained": {**trained, "command": run.command, "git": git_revision()}}
+
+
+def new_learner(a: Args, run: Run) -> Learner:
+    """The network, optimizer and buffer: a resumed run's checkpoint and buffer, else a fresh
+    network (``--init-from``'s layers where given)."""
     positions, updates = int(run.state.get("positions", 0)), int(run.state.get("updates", 0))
-
-    def model_config() -> dict[str, Any]:
-        """``az.json``'s config: the network, the search it was trained for, the training so far."""
-        config = network_config(game, a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
-        search = {
-            k: getattr(a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")
-        }
-        trained = {"positions": positions, "updates": updates, "minutes": round(run.minutes(), 2)}
-        if a.init_from is not None:
-            trained["init_from"] = a.init_from  # the counts above are this run's only
-        if a.tablebase is not None:
-            trained["value_targets"] = f"exact where the table {a.tablebase} covers the position"
-        return {**config, "search": search, "trained": {**trained, "command": command, "git": git_revision()}}
-
-    net = build_network(model_config()).to(device)
+    net = build_network(model_config(a, run, positions, updates)).to(run.device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
-    replay = Replay(game, a.replay_size, input_plies(a.lookahead, a.replies))
+    replay = Replay(run.game, a.replay_size, input_plies(a.lookahead, a.replies))
     if run.state and (run.path / "checkpoint.pt").is_file():
-        try:
-            saved = torch.load(run.path / "checkpoint.pt", map_location=device, weights_only=True)
-            net.load_state_dict(saved["net"])
-            optimizer.load_state_dict(saved["optimizer"])
-        except Exception as e:  # a damaged file or the weights of another network
-            raise ValueError(
-                f"{run.path / 'checkpoint.pt'}: cannot resume from it ({type(e).__name__})"
-            ) from None
+        run.read_checkpoint(net=net, optimizer=optimizer)
         replay.load(run.path / "replay.npz")
         run.history = [e for e in run.history if e["step"] <= positions]
         print(f"resuming {run.path} at {positions} positions ({run.minutes():.1f} min)", flush=True)
@@ -382,109 +380,107 @@ def train(a: Args, argv: list[str]) -> int:
         print(f"starting the network from {a.init_from}", flush=True)
     elif run.resuming:
         print(f"{run.path} has no checkpoint yet: starting it from scratch", flush=True)
+    return Learner(net, optimizer, replay, positions, updates)
+
+
+def self_play(a: Args, selfplay: SelfPlay, learner: Learner) -> dict[str, Any]:
+    """``moves_per_iteration`` moves of every game into the buffer; returns their throughput."""
+    t0, evals0 = time.perf_counter(), selfplay.search.evaluations
+    learner.net.eval()
+    for _ in range(a.moves_per_iteration):
+        learner.positions += selfplay.step(learner.replay)
+        interrupts.check()
+    seconds = time.perf_counter() - t0
+    return {
+        "positions_per_second": a.games * a.moves_per_iteration / seconds,
+        "evaluations_per_second": (selfplay.search.evaluations - evals0) / seconds,
+        "finished_games": selfplay.finished_games,
+    }
+
+
+def learn_from_replay(a: Args, learner: Learner, rng: np.random.Generator, device: str) -> dict[str, Any]:
+    """``sample_reuse`` x the iteration's new positions, in minibatches (once the buffer holds
+    ``min_replay``); returns the last update's losses (none: no update)."""
+    if learner.replay.size < max(a.min_replay, a.batch_size):
+        return {}
+    learner.net.train()
+    steps = max(1, round(a.sample_reuse * a.games * a.moves_per_iteration / a.batch_size))
+    losses: dict[str, Any] = {}
+    for _ in range(steps):
+        losses = learn(learner.net, learner.optimizer, learner.replay, a, rng, device)
+        learner.updates += 1
+        interrupts.check()
+    return losses
+
+
+def periodic_evaluation(a: Args, run: Run, learner: Learner, writer: Any) -> None:
+    """Evaluate (:func:`~mancala_envs.training.run.evaluate_az`); eval.csv, TensorBoard, the
+    learning curve."""
+    started, positions, updates = time.perf_counter(), learner.positions, learner.updates
+    results = evaluate_az(run.game, learner.net, model_config(a, run, positions, updates), a, a.eval_games)
+    run.log_evaluation(results, positions, writer, started, positions, updates)
+
+
+def save(a: Args, run: Run, learner: Learner) -> None:
+    """Network files, checkpoint and buffer first, ``state.json`` last (never ahead of them)."""
+    save_network(learner.net, run.path / "az", model_config(a, run, learner.positions, learner.updates))
+    run.write_checkpoint(net=learner.net, optimizer=learner.optimizer)
+    atomic_write(run.path / "replay.npz", learner.replay.to_bytes())
+    state = {"positions": learner.positions, "updates": learner.updates, "evals": run.history}
+    run.save_state(state | {"wall_seconds": run.wall_seconds(), "cpu_seconds": run.cpu_seconds()})
+
+
+def out_of_budget(a: Args, run: Run, learner: Learner) -> bool:
+    """``total_positions`` searched or ``max_minutes`` spent."""
+    return learner.positions >= a.total_positions or (
+        a.max_minutes is not None and run.minutes() >= a.max_minutes
+    )
+
+
+def train(a: Args, argv: list[str]) -> int:
+    """Run (or resume) the training described by ``a``; returns the exit status."""
+    run = Run(a, "runs/az_", progress="positions", step="positions")
+    game = run.game
+    torch.manual_seed(run.session_seed)
+    rng = np.random.default_rng(run.session_seed)
+    run.record("mancala_envs.training.train_alphazero", argv)
+    learner = new_learner(a, run)
     suite = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
     table = exact_table(a)
-    selfplay = SelfPlay(a, game, torch_evaluator(net), rng, suite, table)
+    selfplay = SelfPlay(a, game, torch_evaluator(learner.net), rng, suite, table)
     writer = run.summary_writer()
     budget = f"{a.total_positions} positions" + (f" or {a.max_minutes} min" if a.max_minutes else "")
-    print(f"training az on {game.name} in {run.path}: {budget}, device {device}", flush=True)
+    print(f"training az on {game.name} in {run.path}: {budget}, device {run.device}", flush=True)
     if table is not None:
         print(f"value targets: exact where {table!r} covers the position", flush=True)
-
-    def save() -> None:
-        """Network files, checkpoint and buffer first, ``state.json`` last (never ahead of them)."""
-        save_network(net, run.path / "az", model_config())
-        buf = io.BytesIO()
-        torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict()}, buf)
-        atomic_write(run.path / "checkpoint.pt", buf.getvalue())
-        atomic_write(run.path / "replay.npz", replay.to_bytes())
-        state = {"positions": positions, "updates": updates, "evals": run.history}
-        run.save_state(state | {"wall_seconds": run.wall_seconds(), "cpu_seconds": run.cpu_seconds()})
-
-    def evaluate_network(n_games: int) -> list[Any]:
-        """``az`` (``eval_sims``) against ``eval_opponents``, the network alone against
-        ``eval_net_opponents``."""
-        net.eval()
-        config, results = model_config(), []
-        for sims, opponents in ((a.eval_sims, a.eval_opponents), (0, a.eval_net_opponents)):
-            if opponents:
-                agent = AZAgent(network=net, config=config, sims=sims)
-                agent.name = f"learner:sims={sims}"
-                results += evaluate(game, agent, opponents, n_games, a.eval_seed, "default")
-        return results
-
-    def periodic_evaluation() -> None:
-        """Evaluate; eval.csv, TensorBoard and the learning curve."""
-        start = time.perf_counter()
-        results = evaluate_network(a.eval_games)
-        minutes = round(run.minutes(), 3)
-        run.add_evaluation(results, positions, positions=positions, updates=updates, minutes=minutes)
-        for res in results:
-            writer.add_scalar(f"eval/{res.a}/score_vs_{res.b}", res.score, positions)
-        run.plot_scores(f"AlphaZero: {game.variant}")
-        scores = ", ".join(f"{r.a.split(':')[1]} vs {r.b} {r.score:.2f}" for r in results)
-        print(
-            f"[{positions} positions, {updates} updates, {minutes:.1f} min] "
-            f"eval ({time.perf_counter() - start:.0f} s): {scores}",
-            flush=True,
-        )
-
-    def out_of_budget() -> bool:
-        return positions >= a.total_positions or (
-            a.max_minutes is not None and run.minutes() >= a.max_minutes
-        )
-
-    next_eval = (positions // a.eval_every + 1) * a.eval_every
+    next_eval = (learner.positions // a.eval_every + 1) * a.eval_every
     try:
         with interrupts.deferred_interrupts():
             if not run.history:
-                periodic_evaluation()  # the untrained network: the curve's origin
-            while not out_of_budget():
-                t0, evals0 = time.perf_counter(), selfplay.search.evaluations
-                net.eval()
-                for _ in range(a.moves_per_iteration):
-                    positions += selfplay.step(replay)
-                    interrupts.check()
-                seconds = time.perf_counter() - t0
-                row = {
-                    "positions_per_second": a.games * a.moves_per_iteration / seconds,
-                    "evaluations_per_second": (selfplay.search.evaluations - evals0) / seconds,
-                    "finished_games": selfplay.finished_games,
-                }
-                if replay.size >= max(a.min_replay, a.batch_size):
-                    net.train()
-                    steps = max(1, round(a.sample_reuse * a.games * a.moves_per_iteration / a.batch_size))
-                    for _ in range(steps):
-                        row |= learn(net, optimizer, replay, a, rng, device)
-                        updates += 1
-                        interrupts.check()
-                row |= {"positions": positions, "updates": updates, "minutes": run.minutes()}
-                run.log_metrics(row, writer, positions)
-                if positions >= next_eval:
+                periodic_evaluation(a, run, learner, writer)  # the untrained network: the curve's origin
+            while not out_of_budget(a, run, learner):
+                row = self_play(a, selfplay, learner)
+                row |= learn_from_replay(a, learner, rng, run.device)
+                row |= {"positions": learner.positions, "updates": learner.updates, "minutes": run.minutes()}
+                run.log_metrics(row, writer, learner.positions)
+                if learner.positions >= next_eval:
                     next_eval += a.eval_every
-                    periodic_evaluation()
-                    save()
-            if not run.history or run.history[-1]["step"] != positions:
-                periodic_evaluation()  # eval.csv ends with the final network
-            save()
+                    periodic_evaluation(a, run, learner, writer)
+                    save(a, run, learner)
+            if not run.history or run.history[-1]["step"] != learner.positions:
+                periodic_evaluation(a, run, learner, writer)  # eval.csv ends with the final network
+            save(a, run, learner)
     except KeyboardInterrupt as e:
-        save()
-        return run.interrupted(f"{positions} positions", e)
+        save(a, run, learner)
+        return run.interrupted(f"{learner.positions} positions", e)
     finally:
         writer.close()
     summary = (
-        f"Network: `{run.path / 'az.json'}` after {positions} self-play positions, {updates} updates: "
-        f"{run.minutes():.1f} min of training with its evaluations."
+        f"Network: `{run.path / 'az.json'}` after {learner.positions} self-play positions, "
+        f"{learner.updates} updates: {run.minutes():.1f} min of training with its evaluations."
     )
-    print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
-    results = run.final_evaluation(
-        lambda: evaluate_network(a.final_eval_games), f"the network is saved: {run.path / 'az.json'}"
-    )
-    if results is None:
-        return run.stop_status
-    notes = [summary, "", "![learning curve](learning_curve.png)", "", f"Command: `{command}`"]
-    title, agent = f"AlphaZero training report: {game.name}", f"az:path={run.path / 'az.json'}"
-    return run.final_report(results, title, notes, [], agent)
+    config = model_config(a, run, learner.positions, learner.updates)
+    return final_az_report(run, learner.net, config, summary, f"AlphaZero training report: {game.name}")
 
 
 def main(argv: list[str] | None = None) -> int:

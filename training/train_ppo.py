@@ -3,8 +3,8 @@
 One readable script in the CleanRL manner: the arguments are the fields of :class:`Args` (one
 ``--field-name`` flag per field, its defaults the defaults; ``configs.toml`` overrides a few per
 game, the command line wins), the checkpoint reader (:func:`load_checkpoint`), evaluation and
-snapshots (:class:`Trainer`) and the loop (:func:`train`); the run folder is
-:mod:`mancala_envs.training.run`.
+snapshots (:class:`Trainer`), the loop's setup (the pool, the env, the model: plain functions),
+the loop (:func:`train`) and the report; the run folder is :mod:`mancala_envs.training.run`.
 
 ::
 
@@ -24,12 +24,12 @@ require("torch", "train", "mancala train")  # without it: one clear MissingExtra
 require("sb3_contrib", "train", "mancala train")
 
 import copy
-import io
 import json
 import math
 import sys
 import zipfile
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ from mancala_envs.training.args import (
     parse_run_args,
 )
 from mancala_envs.training.opponents import OpponentPool, parse_pool
-from mancala_envs.training.run import Run, git_revision, script_main, write_csv
+from mancala_envs.training.run import Run, git_revision, script_main, torch_bytes, write_csv
 
 RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resume may change
 BLUNDER_COLUMNS = ("win_to_draw", "win_to_loss", "draw_to_loss")  # optimality.BLUNDER_KINDS
@@ -124,14 +124,16 @@ class Args(RunArgs):
 def resolve_args(argv: list[str] | None = None) -> Args:
     """Dataclass defaults < the game's overrides in configs.toml < command line (or the run's
     config.json < RESUMABLE flags)."""
-
-    def overrides(given: dict) -> dict:
-        return game_overrides(given.get("config"), given.get("game", Args.game), Args)
-
     description = "Train MaskablePPO by self-play (training/train_ppo.py)."
-    args = parse_run_args(Args, "mancala train", description, argv, RESUMABLE, overrides)
+    args = parse_run_args(Args, "mancala train", description, argv, RESUMABLE, config_overrides)
     check_args(args)
     return args
+
+
+def config_overrides(given: dict[str, Any]) -> dict[str, Any]:
+    """The overrides of the given game (none given: the default) in the given ``--config`` file
+    (none: the shipped configs.toml)."""
+    return game_overrides(given.get("config"), given.get("game", Args.game), Args)
 
 
 def check_args(a: Args) -> None:
@@ -334,9 +336,8 @@ class Trainer:
         if mean >= self.best:
             self.best = mean
             name = f"snapshot_{steps}"
-            weights = io.BytesIO()
-            torch.save(self.model.policy.state_dict(), weights)
-            atomic_write(self.run.path / "snapshots" / f"{name}.pt", weights.getvalue())
+            snapshot = torch_bytes(self.model.policy.state_dict())
+            atomic_write(self.run.path / "snapshots" / f"{name}.pt", snapshot)
             self.pool.add_snapshot(self.model.policy, name)
             self.save_policy("best_policy")
         self.save_checkpoint()
@@ -391,79 +392,113 @@ class _Callback(BaseCallback):
             self.logger.record(f"pool/episodes_vs_{key}", w + d + lo)
 
 
-def train(args: Args, argv: list[str]) -> int:
-    """Run (or resume) the training described by ``args``; returns the exit status."""
-    run = Run(args, "runs/", progress="num_timesteps", step="timesteps")
-    game, device = run.game, run.device
-    set_random_seed(run.session_seed)
-    pool = OpponentPool(
-        game,
-        args.num_envs,
-        parse_pool(args.pool),
-        args.snapshot_weight,
-        args.max_snapshots,
-        seed=derive_seed(run.session_seed, 1),
-        counts=True,
+def opponent_pool(a: Args, run: Run) -> OpponentPool:
+    """The learner's opponents: the ``pool`` baselines and, as they come, its frozen snapshots."""
+    pool = parse_pool(a.pool)
+    seed = derive_seed(run.session_seed, 1)
+    return OpponentPool(
+        run.game, a.num_envs, pool, a.snapshot_weight, a.max_snapshots, seed=seed, counts=True
     )
-    starts = None
-    if args.openings:
-        suite = random_openings(
-            game, args.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=args.seed
-        )
+
+
+def training_env(a: Args, run: Run, pool: OpponentPool) -> Any:
+    """``num_envs`` games against the pool, from random openings (``openings``) and the initial
+    position, with capture shaping where asked."""
+    game, starts = run.game, None
+    if a.openings:
+        suite = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
         starts = suite + [game.initial_state()] * max(1, len(suite) // 4)
     env = MancalaVecEnv(
         game,
-        args.num_envs,
+        a.num_envs,
         opponent=pool,
         seed=derive_seed(run.session_seed, 2),
         counts=True,
         openings=starts,
         infos="ends",  # the learner reads finished games only: no dict per game per step
     )
-    if args.capture_shaping:
-        env = CaptureShaping(env, args.capture_shaping, args.gamma)
-    command = run.record("mancala_envs.training.train_ppo", argv)
-    if run.resuming and (run.path / "model.zip").is_file():
-        model = load_checkpoint(run.path / "model.zip", env, args, game, device)
-        run.history = [e for e in run.history if e["step"] <= model.num_timesteps]
-        run.state["optimality"] = [
-            e for e in run.state.get("optimality", []) if e["timesteps"] <= model.num_timesteps
-        ]
-        for name in run.state.get("snapshots", []):  # rebuild the pool, oldest snapshot first
-            policy = copy.deepcopy(model.policy)
-            policy.load_state_dict(
-                torch.load(run.path / "snapshots" / f"{name}.pt", map_location=device, weights_only=True)
-            )
-            pool.add_snapshot(policy, name)
-        print(f"resuming {run.path} at {model.num_timesteps} steps", flush=True)
-    else:
-        if run.resuming:
-            print(f"{run.path} has no checkpoint yet: starting it from scratch", flush=True)
-        run.afresh()
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            learning_rate=args.learning_rate,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range,
-            ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef,
-            max_grad_norm=args.max_grad_norm,
-            policy_kwargs=policy_kwargs(args, game),
-            seed=args.seed,
-            device=device,
-            verbose=0,
+    return CaptureShaping(env, a.capture_shaping, a.gamma) if a.capture_shaping else env
+
+
+def resumed_model(a: Args, run: Run, env: Any, pool: OpponentPool) -> MaskablePPO:
+    """The run's ``model.zip``; the history cut to its step and the pool's snapshots back, oldest
+    first."""
+    model = load_checkpoint(run.path / "model.zip", env, a, run.game, run.device)
+    run.history = [e for e in run.history if e["step"] <= model.num_timesteps]
+    run.state["optimality"] = [
+        e for e in run.state.get("optimality", []) if e["timesteps"] <= model.num_timesteps
+    ]
+    for name in run.state.get("snapshots", []):
+        policy = copy.deepcopy(model.policy)
+        policy.load_state_dict(
+            torch.load(run.path / "snapshots" / f"{name}.pt", map_location=run.device, weights_only=True)
         )
+        pool.add_snapshot(policy, name)
+    print(f"resuming {run.path} at {model.num_timesteps} steps", flush=True)
+    return model
+
+
+def new_model(a: Args, run: Run, env: Any) -> MaskablePPO:
+    """A fresh MaskablePPO (the run starts from scratch)."""
+    if run.resuming:
+        print(f"{run.path} has no checkpoint yet: starting it from scratch", flush=True)
+    run.afresh()
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=a.learning_rate,
+        n_steps=a.n_steps,
+        batch_size=a.batch_size,
+        n_epochs=a.n_epochs,
+        gamma=a.gamma,
+        gae_lambda=a.gae_lambda,
+        clip_range=a.clip_range,
+        ent_coef=a.ent_coef,
+        vf_coef=a.vf_coef,
+        max_grad_norm=a.max_grad_norm,
+        policy_kwargs=policy_kwargs(a, run.game),
+        seed=a.seed,
+        device=run.device,
+        verbose=0,
+    )
+
+
+def final_report(a: Args, run: Run, trainer: Trainer) -> int:
+    """The final evaluation of the trained policy (Ctrl-C there keeps it) and the report with the
+    learning curve; returns the exit status."""
+    print(f"final evaluation: {a.final_eval_games} games against each of {a.eval_opponents}", flush=True)
+    evaluation = partial(trainer.evaluate, a.final_eval_games, progress=a.progress_bar)
+    results = run.final_evaluation(evaluation, f"the trained policy is saved: {run.path / 'policy.json'}")
+    if results is None:
+        return run.stop_status
+    notes = [
+        f"Policy: `{run.path / 'policy.json'}` after {trainer.model.num_timesteps} steps: "
+        f"{run.wall_seconds() / 60:.1f} min, "
+        f"{run.cpu_seconds() / 60:.1f} CPU-min of training with its evaluations.",
+        "",
+        f"Command: `{run.command}`",
+    ]
+    title, agent = f"Training report: {run.game.name}", f"policy:path={run.path / 'policy.json'}"
+    return run.final_report(results, title, notes, run.history, agent)
+
+
+def train(args: Args, argv: list[str]) -> int:
+    """Run (or resume) the training described by ``args``; returns the exit status."""
+    run = Run(args, "runs/", progress="num_timesteps", step="timesteps")
+    set_random_seed(run.session_seed)
+    pool = opponent_pool(args, run)
+    env = training_env(args, run, pool)
+    run.record("mancala_envs.training.train_ppo", argv)
+    if run.resuming and (run.path / "model.zip").is_file():
+        model = resumed_model(args, run, env, pool)
+    else:
+        model = new_model(args, run, env)
     model.set_logger(configure(str(run.logs()), ["csv", "tensorboard"]))
     trainer = Trainer(args, run, pool, model)
     remaining = args.total_timesteps - model.num_timesteps
     print(
-        f"training {game.name} in {run.path}: {max(remaining, 0)} steps left of {args.total_timesteps}, "
-        f"device {device}",
+        f"training {run.game.name} in {run.path}: {max(remaining, 0)} steps left of {args.total_timesteps}, "
+        f"device {run.device}",
         flush=True,
     )
     try:
@@ -485,24 +520,7 @@ def train(args: Args, argv: list[str]) -> int:
         return run.interrupted(f"{model.num_timesteps} steps", e)
     finally:
         env.close()
-    print(
-        f"final evaluation: {args.final_eval_games} games against each of {args.eval_opponents}", flush=True
-    )
-    results = run.final_evaluation(
-        lambda: trainer.evaluate(args.final_eval_games, progress=args.progress_bar),
-        f"the trained policy is saved: {run.path / 'policy.json'}",
-    )
-    if results is None:
-        return run.stop_status
-    notes = [
-        f"Policy: `{run.path / 'policy.json'}` after {model.num_timesteps} steps: "
-        f"{run.wall_seconds() / 60:.1f} min, "
-        f"{run.cpu_seconds() / 60:.1f} CPU-min of training with its evaluations.",
-        "",
-        f"Command: `{command}`",
-    ]
-    title, agent = f"Training report: {game.name}", f"policy:path={run.path / 'policy.json'}"
-    return run.final_report(results, title, notes, run.history, agent)
+    return final_report(args, run, trainer)
 
 
 def main(argv: list[str] | None = None) -> int:
