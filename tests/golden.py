@@ -10,13 +10,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+from variants import ALL
 
 from mancala_envs import get_game
 
 GOLDEN_PATH = Path(__file__).parent / "data" / "golden_playthroughs.json"
-CONFIGS = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [
-    ("en_dodoi", {"holes_per_row": n}) for n in range(6, 11)
-]
+CONFIGS = ALL
 SEED = 2026
 
 

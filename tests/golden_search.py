@@ -14,11 +14,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+from variants import NARROWEST
 
 from mancala_envs import Game, State, get_game
 
 GOLDEN_PATH = Path(__file__).parent / "data" / "golden_search_trees.json"
-CONFIGS = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 6})]
+CONFIGS = NARROWEST
 SIMS = 24
 SEED = 2027
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from variants import GAME_NAMES
 
 from mancala_envs import Game, get_game
 from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
 from mancala_envs.agents.minimax.alphabeta import MAX_EXTENSION, WIN
 
-GAMES = ["songo_ewondo", "sadeqa_ii", "en_dodoi"]
+GAMES = GAME_NAMES  # each game at its default parameters
 
 
 def static_value(game: Game, cursor, weights) -> int:

@@ -3,7 +3,7 @@ defined by the issue (immediate wins, then the largest gain in the game's own te
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
+from variants import ALL, ALL_IDS
 
 from mancala_envs import get_game
 from mancala_envs.agents.greedy import greedy_action
@@ -11,7 +11,7 @@ from mancala_envs.core.engine import new_work
 from mancala_envs.evaluation.statistics import play_games
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 
-GAMES = [get_game(name, **params) for name, params in GAME_CONFIGS]
+GAMES = [get_game(name, **params) for name, params in ALL]
 
 
 def best_moves_by_apply(game, state):
@@ -30,7 +30,7 @@ def best_moves_by_apply(game, state):
     return {a for a, k in keys.items() if k == best}
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_greedy_action_is_one_ply_best(game):
     rng = np.random.default_rng(0)
     child = np.empty(game.state_size, dtype=np.int32)
@@ -49,7 +49,7 @@ def test_greedy_action_is_one_ply_best(game):
         seen += 1
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_play_games_statistics_are_consistent_and_seeded(game):
     stats = play_games(game, 400, seed=5, players=("greedy", "random"))
     again = play_games(game, 400, seed=5, players=("greedy", "random"))

@@ -3,13 +3,13 @@ game and every En Dodoi width (hypothesis)."""
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
 from hypothesis import given
 from hypothesis import strategies as st
+from variants import ALL, ALL_IDS
 
 from mancala_envs import IllegalMoveError, get_game, random_games
 
-GAMES = [get_game(name, **params) for name, params in GAME_CONFIGS]
+GAMES = [get_game(name, **params) for name, params in ALL]
 
 
 def random_playout(game, seed, plies, first_player=0):
@@ -73,7 +73,7 @@ def check_position(game, state):
     assert np.array_equal(state.array, before), "apply mutated its input"
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 @given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 400), first=st.integers(0, 1))
 def test_random_reachable_positions(game, seed, plies, first):
     states = random_playout(game, seed, plies, first)
@@ -84,13 +84,13 @@ def test_random_reachable_positions(game, seed, plies, first):
     assert all(a == b for a, b in zip(states, again, strict=True))
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 @given(data=st.data())
 def test_random_constructed_positions(game, data):
     check_position(game, data.draw(constructed_state(game)))
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_batched_step_equals_apply_along_games(game, seed):
     """Many games stepped side by side in one batch stay equal to ``apply`` move for move."""
@@ -114,7 +114,7 @@ def test_batched_step_equals_apply_along_games(game, seed):
     assert np.array_equal(game.legal_masks(batch), np.stack([game.legal_mask(s) for s in states]))
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_random_games_consistent_and_seeded(game):
     res = random_games(game, 300, seed=7)
     again = random_games(game, 300, seed=7)
@@ -140,7 +140,7 @@ def test_random_games_consistent_and_seeded(game):
     assert (counted.legal_moves <= counted.plies * game.num_actions).all()
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_random_games_truncate_at_max_plies(game):
     res = random_games(game, 50, seed=3)
     assert res.winner.dtype == np.int8 and res.captured.shape == (50, 2)
@@ -160,7 +160,7 @@ def test_truncation_rule_tr1_tr2():
         game.apply(state, 0)
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 @given(seed=st.integers(0, 2**32 - 1), first=st.integers(0, 1))
 def test_compiled_random_game_replays_through_apply(game, seed, first):
     """The mask-free compiled random player (random_games) plays legal moves only, and its final

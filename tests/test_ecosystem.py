@@ -13,6 +13,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo import AECEnv
 from pettingzoo.test import max_cycles_test, parallel_api_test
+from variants import GAME_NAMES
 
 import mancala_envs
 from mancala_envs import get_game
@@ -22,7 +23,7 @@ from mancala_envs.envs.vector import MancalaVecEnv
 from mancala_envs.registration import ENV_IDS, GYM_IDS
 from mancala_envs.render import ansi_board, result_text, svg_board, write_gif
 
-MODULES = ["songo_ewondo_v0", "sadeqa_ii_v0", "en_dodoi_v0"]
+MODULES = [f"{name}_v0" for name in GAME_NAMES]
 GYM = sorted(GYM_IDS.items())
 
 

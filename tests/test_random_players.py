@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 from scipy.stats import chisquare
+from variants import SPREAD, SPREAD_IDS
 
 from mancala_envs import get_game
 from mancala_envs.core.engine import new_work, play_random
@@ -68,12 +69,7 @@ def restricted(game):
     return want
 
 
-CASES = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {}), ("en_dodoi", {"holes_per_row": 10})]
-
-
-@pytest.mark.parametrize(
-    ("name", "params"), CASES, ids=[f"{n}{p.get('holes_per_row', '')}" for n, p in CASES]
-)
+@pytest.mark.parametrize(("name", "params"), SPREAD, ids=SPREAD_IDS)
 def test_mask_free_random_player_is_uniform_over_legal_moves(name, params):
     game = get_game(name, **params)
     positions = find_positions(game, restricted(game), 4, seed=11)

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from variants import GAME_NAMES
 
 ray = pytest.importorskip("ray", reason="needs the rllib extra: pip install -e '.[rllib]'")
 pytest.importorskip("ray.rllib")
@@ -23,7 +24,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env"),
 ]
 
-GAMES = ("songo_ewondo", "sadeqa_ii", "en_dodoi")
+GAMES = GAME_NAMES  # each game at its default parameters
 TINY = [
     "--num-env-runners", "0", "--train-batch-size", "128", "--minibatch-size", "64", "--num-epochs", "1",
     "--hidden", "16", "--frozen", "2", "--snapshot-every", "1",

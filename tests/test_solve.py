@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from variants import NARROWEST
 
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.solve import main as solve_main
@@ -23,12 +24,14 @@ from mancala_envs.tablebase.proof import (
 )
 from mancala_envs.tablebase.solve import solve
 
-# (game, params, K of the search's table, K of the reference table, seeds of the positions solved)
-CASES = [
-    ("sadeqa_ii", {}, 8, 12, (11, 12)),
-    ("en_dodoi", {"holes_per_row": 6}, 6, 10, (9, 10)),
-    ("songo_ewondo", {}, 4, 6, (6, 6)),  # Songo endgames are long: few seeds keep the test short
-]
+# per game: K of the search's table, K of the reference table, seeds of the positions solved
+SIZES = {
+    "sadeqa_ii": (8, 12, (11, 12)),
+    "en_dodoi": (6, 10, (9, 10)),
+    "songo_ewondo": (4, 6, (6, 6)),  # Songo endgames are long: few seeds keep the test short
+}
+# (game, params, *SIZES[game]): each game on its cheapest board
+CASES = [(name, params, *SIZES[name]) for name, params in NARROWEST]
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
 from hypothesis import given
 from hypothesis import strategies as st
 from tablebase_reference import Reference, all_keys
+from variants import ALL, ALL_IDS
 
 from mancala_envs import get_game, tablebase
 
@@ -27,7 +27,7 @@ def small_k(name: str, params: dict) -> int:
     return SMALL_K[params["holes_per_row"]] if name == "en_dodoi" else SMALL_K[name]
 
 
-@pytest.fixture(scope="module", params=GAME_CONFIGS, ids=GAME_IDS)
+@pytest.fixture(scope="module", params=ALL, ids=ALL_IDS)
 def solved(request, tmp_path_factory):
     """``(table, reference)`` of one game over every position with at most K seeds."""
     name, params = request.param
@@ -122,7 +122,7 @@ def test_outcome_preserving_moves_equal_the_brute_force(solved):
     check()
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+@pytest.mark.parametrize(("name", "params"), ALL, ids=ALL_IDS)
 def test_seat_symmetry_through_the_engine(name, params):
     """The table stores a position once, from its mover's seat: the engine must agree that the
     mirrored position (rows swapped, the other player to move) has the same moves and gains."""

@@ -6,21 +6,16 @@ import warnings
 import numpy as np
 import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from variants import SPREAD, ids
 
 from mancala_envs import IllegalMoveError, get_game
 from mancala_envs.envs.common import INFO_KEYS, NO_WINNER
 from mancala_envs.envs.single import SingleAgentEnv
 from mancala_envs.envs.vector import MancalaVecEnv
 
-CONFIGS = [
-    ("songo_ewondo", {"max_plies": 40}),  # truncations
-    ("songo_ewondo", {}),
-    ("sadeqa_ii", {}),
-    ("en_dodoi", {"holes_per_row": 6}),
-    ("en_dodoi", {"holes_per_row": 8}),
-    ("en_dodoi", {"holes_per_row": 10}),
-]
-IDS = ["songo_ewondo40", "songo_ewondo", "sadeqa_ii", "en_dodoi6", "en_dodoi8", "en_dodoi10"]
+# the spread of variants, and Songo Ewondo cut at 40 plies: games that end in truncations
+CONFIGS = [("songo_ewondo", {"max_plies": 40}), *SPREAD]
+IDS = ids(CONFIGS)
 
 
 def pick(obs: np.ndarray, mask: np.ndarray) -> int:
