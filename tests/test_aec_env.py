@@ -14,6 +14,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from strategies import random_legal
 from variants import SPREAD, SPREAD_IDS
 
 import mancala_envs
@@ -38,8 +39,7 @@ def make(config, **kwargs) -> MancalaEnv:
 
 
 def random_action(env: MancalaEnv, rng: np.random.Generator) -> int:
-    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
-    return int(rng.choice(legal))
+    return random_legal(rng, env.observe(env.agent_selection)["action_mask"])
 
 
 def finish_dead_steps(env: MancalaEnv) -> None:

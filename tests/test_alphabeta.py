@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from strategies import walk
 from variants import GAME_NAMES
 
 from mancala_envs import Game, get_game
@@ -73,9 +74,7 @@ def positions(game: Game, count: int, seed: int, near_end: bool):
     while len(out) < count:
         s = game.initial_state(int(rng.integers(2)))
         target = game.max_plies - int(rng.integers(1, 9)) if near_end else int(rng.integers(0, 80))
-        while not s.is_over and s.ply < target:
-            legal = game.legal_actions(s)
-            s = game.apply(s, legal[rng.integers(len(legal))])
+        s = walk(game, rng, s, plies=target)
         if not s.is_over and len(game.legal_actions(s)) > 1:
             out.append(s)
     return out

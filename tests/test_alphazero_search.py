@@ -20,6 +20,7 @@ from golden_search import (
     random_position,
     stub_evaluator,
 )
+from strategies import running, walked_positions
 from variants import NARROWEST, ids
 
 from mancala_envs import get_game
@@ -314,14 +315,8 @@ def test_finished_children_carry_their_exact_result_for_the_mover(seat):
 
 def decided_positions(game, count, seed):
     """Running positions of random games in which one player already holds more than half the seeds."""
-    rng, out = np.random.default_rng(seed), []
-    while len(out) < count:
-        state = game.initial_state()
-        while not state.is_over and decided_winner(state.array, game.rules) < 0:
-            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
-        if not state.is_over:
-            out.append(state)
-    return out
+    decided = lambda s: decided_winner(s.array, game.rules) >= 0  # noqa: E731
+    return walked_positions(game, count, seed, until=decided, keep=running)
 
 
 @pytest.mark.parametrize(("name", "params"), DECIDED_GAMES, ids=ids(DECIDED_GAMES))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from strategies import random_move, random_walk
 from variants import NARROWEST, ids
 
 from mancala_envs import get_game
@@ -34,9 +35,7 @@ def leader_to_move(game, count: int, seed: int) -> list:
     the board (one a game)."""
     rng, out = np.random.default_rng(seed), []
     while len(out) < count:
-        state = game.initial_state()
-        while not state.is_over:
-            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        for state in random_walk(game, rng, game.initial_state()):
             leader = decided_winner(state.array, game.rules)
             if not state.is_over and leader == state.to_move and state.board.sum() <= 6:
                 out.append(state)
@@ -79,7 +78,7 @@ def test_playing_the_forced_end_ends_the_game_whatever_the_replies(name, params)
             if state.to_move == leader:
                 action = shortest_forced_end(state.array, game.rules, 9, 10**7)[0]
             else:
-                action = int(rng.choice(game.legal_actions(state)))
+                action = random_move(game, state, rng)
             state = game.apply(state, int(action))
         assert state.done and state.winner == leader and k <= plies
         checked += 1
@@ -136,9 +135,9 @@ def test_sadeqa_ii_az_is_the_plain_search():
     rng = np.random.default_rng(2)
     rows = []
     for _ in range(12):
+        plies = int(rng.integers(1, 40))
         state = game.initial_state()
-        for _ in range(int(rng.integers(1, 40))):
-            nxt = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        for _, nxt in zip(range(plies), random_walk(game, rng, state), strict=False):
             if nxt.is_over:
                 break
             state = nxt

@@ -19,7 +19,7 @@ pytest.importorskip("pgx")
 
 import jax.numpy as jnp  # noqa: E402
 from pgx.experimental import auto_reset  # noqa: E402
-from variants import ALL, ALL_IDS, NARROWEST, NARROWEST_IDS  # noqa: E402
+from variants import ALL, ALL_IDS, GAME_NAMES, NARROWEST, NARROWEST_IDS  # noqa: E402
 
 import mancala_envs  # noqa: E402
 from mancala_envs.core.batch import random_actions, step_batch  # noqa: E402
@@ -97,7 +97,7 @@ def test_lockstep_with_the_numba_core(name, params):
         assert met["never_ending"] > 0, met
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+@pytest.mark.parametrize("name", GAME_NAMES)
 def test_lockstep_with_truncation(name):
     """TR1: short games truncate on both cores alike (no winner, no redistribution)."""
     met = lockstep(mancala_envs.get_game(name, max_plies=12), 512, seed=3)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 from scipy.stats import chisquare
+from strategies import find_positions
 from variants import SPREAD, SPREAD_IDS
 
 from mancala_envs import get_game
@@ -33,23 +34,6 @@ def _draw_many(state, rules, rng, draws, n):
 def draw_many(state, rules, seed, draws, n):
     """How often ``play_random`` picks each hole from copies of ``state``."""
     return _draw_many(state, rules, np.random.default_rng(seed), draws, n)
-
-
-def find_positions(game, want, count, seed):
-    """Running positions of seeded random games for which ``want(state)`` holds."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(3000):
-        s = game.initial_state(int(rng.integers(2)))
-        while not s.is_over and len(out) < count:
-            if want(s):
-                out.append(s)
-            legal = game.legal_actions(s)
-            s = game.apply(s, legal[rng.integers(len(legal))])
-        if len(out) >= count:
-            break
-    assert len(out) == count, "not enough positions of the kind wanted"
-    return out
 
 
 def non_empty(game, s):

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from strategies import random_legal
 from variants import GAME_NAMES
 
 ray = pytest.importorskip("ray", reason="needs the rllib extra: pip install -e '.[rllib]'")
@@ -55,7 +56,7 @@ def test_env_observes_only_the_mover_and_hides_baselines() -> None:
             ((agent, o),) = obs.items()
             assert set(o) == {"observations", "action_mask"} and agent in ids
             assert env.observation_spaces[agent].contains(o)
-            action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            action = random_legal(rng, o["action_mask"])
             obs, rewards, term, trunc, _ = env.step({agent: action})
             if term["__all__"] or trunc["__all__"]:
                 break

@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from strategies import random_move, running, walk, walked_positions
 from variants import NARROWEST
 
 from mancala_envs import get_game, tablebase
@@ -51,16 +52,11 @@ def tables(tmp_path_factory):
 def positions(game, tb_small, seeds, count, seed):
     """Running positions of seeded random games, with ``seeds`` (lo, hi) seeds on the board,
     outside the small table."""
-    rng = np.random.default_rng(seed)
     lo, hi = seeds
-    found = []
-    while len(found) < count:
-        s = game.initial_state()
-        while not s.is_over and s.seeds_on_board > hi:
-            s = game.apply(s, int(rng.choice(game.legal_actions(s))))
-        if not s.is_over and lo <= s.seeds_on_board and not tb_small.covers(s):
-            found.append(s)
-    return found
+    return walked_positions(
+        game, count, seed, until=lambda s: s.seeds_on_board <= hi,
+        keep=lambda s: running(s) and lo <= s.seeds_on_board and not tb_small.covers(s),
+    )  # fmt: skip
 
 
 @pytest.mark.slow
@@ -224,16 +220,14 @@ def test_a_win_proof_that_cycles_is_refused_and_a_draw_proof_may(tmp_path):
     rng = np.random.default_rng(2)
     cycle = None
     for _ in range(5000):
-        s = game.initial_state()
-        while not s.is_over and s.seeds_on_board > 7:
-            s = game.apply(s, int(rng.choice(game.legal_actions(s))))
+        s = walk(game, rng, until=lambda s: s.seeds_on_board <= 7)
         seen, line = {}, []
         while not s.is_over and len(line) < 60 and cycle is None:
             key = position_key(s)
             if key in seen:
                 cycle = line[seen[key] :]
             seen[key] = len(line)
-            a = int(rng.choice(game.legal_actions(s)))
+            a = random_move(game, s, rng)
             line.append((s, a))
             s = game.apply(s, a)
         if cycle is not None:

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import covered_position, playout, random_move
 from variants import NARROWEST, NARROWEST_IDS
 
 pytest.importorskip("starlette", reason="the web app needs the web extra")
@@ -85,15 +86,9 @@ def body(name, params, moves=(), start=None, **extra):
 
 
 def random_moves(game, seed, plies):
-    rng = np.random.default_rng(seed)
-    state, moves = game.initial_state(), []
-    for _ in range(plies):
-        if state.is_over:
-            break
-        legal = game.legal_actions(state)
-        moves.append(int(legal[rng.integers(len(legal))]))
-        state = game.apply(state, moves[-1])
-    return state, moves
+    """The position after a seeded random game of at most ``plies`` moves, and its moves."""
+    states = playout(game, seed, plies)
+    return states[-1], [s.last_action for s in states[1:]]
 
 
 def error_of(response, status):
@@ -132,8 +127,7 @@ def test_the_board_marks_the_last_move_and_its_captures(client):
     state, moves = game.initial_state(), []
     rng = np.random.default_rng(3)
     while True:  # play until a move captures
-        legal = game.legal_actions(state)
-        after = game.apply(state, legal[rng.integers(len(legal))])
+        after = game.apply(state, random_move(game, state, rng))
         moves.append(int(after.last_action))
         if after.captured.sum() > state.captured.sum() or after.is_over:
             break
@@ -215,18 +209,6 @@ def analyse(client, name, params, moves=(), start=None, **extra):
     response = client.post("/api/analyse", json=body(name, params, moves, start, **extra))
     assert response.status_code == 200, response.text
     return response.json()
-
-
-def covered_position(game, tb, seed=0):
-    """A running position the table covers, reached by seeded random play."""
-    rng = np.random.default_rng(seed)
-    while True:
-        state = game.initial_state()
-        while not state.is_over and not tb.covers(state):
-            legal = game.legal_actions(state)
-            state = game.apply(state, legal[rng.integers(len(legal))])
-        if not state.is_over and len(game.legal_actions(state)) > 1:
-            return state
 
 
 @pytest.mark.parametrize(("name", "params"), NARROWEST, ids=NARROWEST_IDS)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from strategies import random_legal
 from variants import ALL, ALL_IDS, SPREAD, SPREAD_IDS
 
 from mancala_envs import IllegalMoveError, get_game
@@ -16,10 +17,6 @@ from mancala_envs.envs.single import SingleAgentEnv
 def highest_legal(view: dict) -> int:
     """A deterministic opponent: the rightmost legal hole."""
     return int(np.flatnonzero(view["action_mask"])[-1])
-
-
-def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
-    return int(rng.choice(np.flatnonzero(mask)))
 
 
 @pytest.mark.parametrize("obs_format", ["dict", "flat"])
