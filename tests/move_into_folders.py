@@ -11,6 +11,10 @@ is reported and left where it is. ``--keep-code`` leaves the mentions in the pac
 golden, ...), ``tests/data``, ``tests/fuzz`` and ``tests/playthroughs`` stay at the top: the
 folders hold no ``__init__.py`` (the pgx wheel installs a top-level ``tests`` package), and
 conftest.py puts tests/ on ``sys.path`` for every folder below it.
+
+Run ``ruff check .`` after it: a mention made longer may need its line rewrapped. A
+``Path(__file__)`` line that another branch adds to a file already moved is not fixed (only the
+files moved in this run are): merge the other branches first, then run this.
 """
 
 from __future__ import annotations
@@ -22,13 +26,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# folder -> the test files it holds (names without .py)
+# folder -> the test files it holds (names without .py; a name not in tests/ is skipped: the last
+# ones of rules, envs, agents and integration are added by the other branches of issue 44)
 FOLDERS = {
     "rules": """test_core_api test_core_properties test_rule_cases test_relay_sowing test_random_players
-        test_lookahead test_jax_env test_golden test_playthroughs""",
-    "envs": "test_aec_env test_wrappers test_vector test_ecosystem test_integrations test_extras",
+        test_lookahead test_jax_env test_golden test_playthroughs test_render_pictures""",
+    "envs": """test_aec_env test_wrappers test_vector test_ecosystem test_integrations test_extras
+        test_agent_resolver""",
     "agents": """test_agents test_alphabeta test_alphazero_agent test_alphazero_search test_forced_end
-        test_perfect test_model_files""",
+        test_perfect test_model_files test_alphabeta_golden""",
     "training": "test_training test_alphazero_training test_az_jax test_distill test_rllib",
     "evaluation": """test_arena test_evaluation_protocol test_ratings test_analysis test_dataset
         test_results_pages""",
@@ -37,7 +43,7 @@ FOLDERS = {
     "web": "test_web test_web_browser",
     "integration": """test_cli test_boundaries test_fourth_game test_hardening test_file_fuzz test_full_disk
         test_locks test_signals test_layers test_docs test_readme test_notebooks test_project_files
-        test_wheel test_extras_alone""",
+        test_wheel test_extras_alone test_cli_table test_variant test_architecture test_names""",
 }
 FOLDER_OF = {name + ".py": folder for folder, names in FOLDERS.items() for name in names.split()}
 
@@ -108,3 +114,4 @@ if __name__ == "__main__":
     done = move()
     print(f"moved {len(done)} test files")
     fix_mentions(keep_code="--keep-code" in sys.argv[1:])
+    print("now run: ruff check . (rewrap a line made too long), and pytest --collect-only -q")
