@@ -10,27 +10,22 @@ import json
 from pathlib import Path
 
 import numpy as np
+from strategies import random_walk
+from variants import ALL
 
 from mancala_envs import get_game
 
 GOLDEN_PATH = Path(__file__).parent / "data" / "golden_playthroughs.json"
-CONFIGS = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [
-    ("en_dodoi", {"holes_per_row": n}) for n in range(6, 11)
-]
+CONFIGS = ALL
 SEED = 2026
 
 
 def play(name: str, params: dict, seed: int, first_player: int) -> dict:
     """A seeded random game: each move drawn from ``default_rng(seed)`` over ``legal_actions``."""
     game = get_game(name, **params)
-    rng = np.random.default_rng(seed)
-    state = game.initial_state(first_player)
     moves, positions = [], []
-    while not state.is_over:
-        legal = game.legal_actions(state)
-        action = legal[rng.integers(len(legal))]
-        state = game.apply(state, action)
-        moves.append(action)
+    for state in random_walk(game, np.random.default_rng(seed), game.initial_state(first_player)):
+        moves.append(state.last_action)
         positions.append([*state.board.tolist(), *state.captured.tolist(), state.to_move])
     return {
         "game": name,

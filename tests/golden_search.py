@@ -14,11 +14,13 @@ import json
 from pathlib import Path
 
 import numpy as np
+from strategies import random_position
+from variants import NARROWEST
 
 from mancala_envs import Game, State, get_game
 
 GOLDEN_PATH = Path(__file__).parent / "data" / "golden_search_trees.json"
-CONFIGS = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 6})]
+CONFIGS = NARROWEST
 SIMS = 24
 SEED = 2027
 
@@ -35,19 +37,6 @@ def stub_evaluator(game: Game, seed: int = 7):
         return 2.0 * np.sin(x @ w_logits + 0.3), np.tanh(np.cos(x @ w_value))
 
     return evaluate
-
-
-def random_position(game: Game, plies: int, seed: int) -> State:
-    """The position after ``plies`` seeded uniformly random moves (fewer if the game ends first)."""
-    rng = np.random.default_rng(seed)
-    state = game.initial_state()
-    for _ in range(plies):
-        legal = game.legal_actions(state)
-        nxt = game.apply(state, legal[int(rng.integers(len(legal)))])
-        if nxt.is_over:
-            break
-        state = nxt
-    return state
 
 
 def endgame(game: Game, seed: int) -> State:

@@ -14,6 +14,8 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from strategies import random_legal
+from variants import SPREAD, SPREAD_IDS
 
 import mancala_envs
 from mancala_envs import IllegalMoveError, get_game
@@ -22,14 +24,8 @@ from mancala_envs.envs.aec import MancalaEnv
 from mancala_envs.registration import register_envs
 
 # (module, extra kwargs): every game, and En Dodoi at widths 6, 8 and 10.
-CONFIGS = [
-    ("songo_ewondo_v0", {}),
-    ("sadeqa_ii_v0", {}),
-    ("en_dodoi_v0", {"holes_per_row": 6}),
-    ("en_dodoi_v0", {}),
-    ("en_dodoi_v0", {"holes_per_row": 10}),
-]
-IDS = ["songo", "sadeqa", "dodoi6", "dodoi8", "dodoi10"]
+CONFIGS = [(f"{name}_v0", params) for name, params in SPREAD]
+IDS = SPREAD_IDS
 AGENTS = ("player_0", "player_1")
 
 
@@ -43,8 +39,7 @@ def make(config, **kwargs) -> MancalaEnv:
 
 
 def random_action(env: MancalaEnv, rng: np.random.Generator) -> int:
-    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
-    return int(rng.choice(legal))
+    return random_legal(rng, env.observe(env.agent_selection)["action_mask"])
 
 
 def finish_dead_steps(env: MancalaEnv) -> None:

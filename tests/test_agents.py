@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from strategies import random_move, random_walk, running_positions
 
 import mancala_envs.agents.model_files as model_files
 from mancala_envs import GAMES, Game, State, get_game, variants
@@ -27,22 +28,6 @@ from mancala_envs.agents.human import QuitGame
 from mancala_envs.render import ansi_board
 
 SPECS = ["random", "greedy", "minimax:depth=3", "mcts:sims=200"]
-
-
-def random_positions(game: Game, count: int, seed: int, max_plies: int = 60) -> list[State]:
-    """Running positions reached by seeded random play, each with two legal moves or more."""
-    rng = np.random.default_rng(seed)
-    out: list[State] = []
-    while len(out) < count:
-        s = game.initial_state(int(rng.integers(2)))
-        for _ in range(int(rng.integers(0, max_plies))):
-            if s.is_over:
-                break
-            legal = game.legal_actions(s)
-            s = game.apply(s, legal[rng.integers(len(legal))])
-        if not s.is_over and len(game.legal_actions(s)) > 1:
-            out.append(s)
-    return out
 
 
 def play(game: Game, agent0, agent1) -> tuple[int | None, list[int]]:
@@ -180,7 +165,7 @@ def test_agents_refuse_finished_games(spec):
 
 def test_random_batch_matches_legal_masks():
     game = get_game("en_dodoi", holes_per_row=6)
-    states = np.stack([s.array for s in random_positions(game, 40, seed=4)])
+    states = np.stack([s.array for s in running_positions(game, 40, seed=4)])
     states = np.vstack([states, game.state_from([0] * 6 + [8] * 6, [0, 0], to_move=0).array])
     actions = RandomAgent(seed=0).act_batch(game, states)
     masks = game.legal_masks(states)
@@ -196,7 +181,7 @@ def test_random_batch_matches_legal_masks():
 def test_greedy_takes_a_win_else_the_best_gain(name):
     game = get_game(name)
     agent = GreedyAgent(seed=0)
-    for s in random_positions(game, 40, seed=7, max_plies=150):
+    for s in running_positions(game, 40, seed=7, max_plies=150):
         me = s.to_move
         children = {a: game.apply(s, a) for a in game.legal_actions(s)}
         gains = {a: immediate_gain(game, s, c, me) for a, c in children.items()}
@@ -245,7 +230,7 @@ def positions_with_a_winning_move(game: Game, count: int, seed: int) -> list[tup
             wins = [a for a in legal if (c := game.apply(s, a)).done and c.winner == s.to_move]
             if wins and len(wins) < len(legal):
                 out.append((s, wins))
-            s = game.apply(s, legal[rng.integers(len(legal))])
+            s = game.apply(s, random_move(game, s, rng))
     assert len(out) == count
     return out
 
@@ -267,7 +252,7 @@ def test_minimax_takes_an_immediate_win(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_mcts_visits_and_choice(name):
     game = get_game(name)
-    s = random_positions(game, 1, seed=3)[0]
+    s = running_positions(game, 1, seed=3)[0]
     agent = MCTSAgent(sims=300, seed=1)
     visits = agent.search(game, s)
     mask = game.legal_mask(s)
@@ -297,7 +282,7 @@ def test_mcts_takes_an_immediate_win(name):
 )
 def test_search_stops_at_its_time_budget(spec, done, limit):
     game = get_game("songo_ewondo")
-    s = random_positions(game, 1, seed=2, max_plies=10)[0]
+    s = running_positions(game, 1, seed=2, max_plies=10)[0]
     make_agent(spec.split(":")[0] + ":time=0.001").act(game, s)  # compile first (a cold numba cache)
     agent = make_agent(spec)
     start = time.perf_counter()
@@ -315,7 +300,7 @@ def test_mcts_time_alone_searches_until_the_budget_and_grows_its_tree(monkeypatc
 
     monkeypatch.setattr(mcts_agent, "FIRST_NODES", 64)
     game = get_game("songo_ewondo")
-    s = random_positions(game, 1, seed=2, max_plies=10)[0]
+    s = running_positions(game, 1, seed=2, max_plies=10)[0]
     timed = make_agent("mcts:time=0.2", seed=5)
     assert timed.name == "mcts:time=0.2"
     visits = timed.search(game, s)
@@ -333,7 +318,7 @@ def test_mcts_time_alone_searches_until_the_budget_and_grows_its_tree(monkeypatc
 
 def test_a_huge_time_budget_is_no_budget():
     game = get_game("songo_ewondo")
-    s = random_positions(game, 1, seed=2, max_plies=10)[0]
+    s = running_positions(game, 1, seed=2, max_plies=10)[0]
     agent = make_agent("minimax:depth=3,time=1e308")  # its node budget once overflowed an int
     assert agent.act(game, s) == make_agent("minimax:depth=3").act(game, s) and agent.last_depth == 3
 
@@ -385,7 +370,7 @@ def test_policy_agent_plays_masked_argmax(tiny_models, fmt):
     model = MaskablePPO.load(zip_path, device="cpu")
     spec = f"policy:path={tiny_models[fmt]}" + ("" if fmt == "safe" else ",trusted=true")
     agent = make_agent(spec)
-    positions = random_positions(game, 20, seed=21, max_plies=20)
+    positions = running_positions(game, 20, seed=21, max_plies=20)
     for s in positions:
         obs = game.observation(s, s.to_move)
         mask = game.legal_mask(s)
@@ -412,7 +397,7 @@ def test_legacy_checkpoint_loads_through_the_old_class_path(tmp_path):
     old = make_agent(f"policy:path={legacy},trusted=true")
     json_path, _ = export_zip(legacy, tmp_path / "legacy", game)
     exported = make_agent(f"policy:path={json_path}")
-    positions = random_positions(game, 30, seed=2, max_plies=30)
+    positions = running_positions(game, 30, seed=2, max_plies=30)
     moves = [old.act(game, s) for s in positions]
     assert moves == [exported.act(game, s) for s in positions]
     assert len(set(moves)) > 1  # the positions ask for different moves
@@ -449,7 +434,7 @@ def test_torch_only_policy_matches_the_sb3_policy(game):
     sb3 = build_sb3_policy(config)
     sb3.load_state_dict(torch.load(shipped_path(game, "policy").with_suffix(".pt"), weights_only=True))
     sb3.set_training_mode(False)
-    positions = random_positions(game, 64, seed=13, max_plies=80)
+    positions = running_positions(game, 64, seed=13, max_plies=80)
     states = np.stack([s.array for s in positions])
     obs = torch.as_tensor(game.counts_batch(states, states[:, game.layout.to_move]).astype(np.float32))
     masks = torch.as_tensor(game.legal_masks(states).astype(bool))
@@ -519,7 +504,7 @@ def test_policy_agent_wraps_a_torch_callable_and_shipped_models(tiny_models, tmp
         return torch.arange(mask.shape[1], dtype=torch.float32).repeat(obs.shape[0], 1)
 
     agent = PolicyAgent(model=prefers_last_hole)
-    for s in random_positions(game, 10, seed=8):
+    for s in running_positions(game, 10, seed=8):
         assert agent.act(game, s) == max(game.legal_actions(s))
     monkeypatch.setattr(model_files, "MODELS_DIR", tmp_path)
     sadeqa = get_game("sadeqa_ii")
@@ -564,9 +549,8 @@ def test_human_agent_shows_what_the_opponents_move_captured():
         game = get_game(name)
         rng = np.random.default_rng(2)
         states = [game.initial_state()]
-        while not states[-1].is_over:  # a random game to a capture at ply 2 or later
-            legal = np.flatnonzero(game.legal_mask(states[-1]))
-            states.append(game.apply(states[-1], int(rng.choice(legal))))
+        for state in random_walk(game, rng, states[0]):  # a random game to a capture at ply 2 or later
+            states.append(state)
             if len(states) > 2 and (states[-1].captured != states[-2].captured).any():
                 break
         else:

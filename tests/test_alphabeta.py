@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from strategies import walk
+from variants import GAME_NAMES
 
 from mancala_envs import Game, get_game
 from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
 from mancala_envs.agents.minimax.alphabeta import MAX_EXTENSION, WIN
 
-GAMES = ["songo_ewondo", "sadeqa_ii", "en_dodoi"]
+GAMES = GAME_NAMES  # each game at its default parameters
 
 
 def static_value(game: Game, cursor, weights) -> int:
@@ -72,9 +74,7 @@ def positions(game: Game, count: int, seed: int, near_end: bool):
     while len(out) < count:
         s = game.initial_state(int(rng.integers(2)))
         target = game.max_plies - int(rng.integers(1, 9)) if near_end else int(rng.integers(0, 80))
-        while not s.is_over and s.ply < target:
-            legal = game.legal_actions(s)
-            s = game.apply(s, legal[rng.integers(len(legal))])
+        s = walk(game, rng, s, plies=target)
         if not s.is_over and len(game.legal_actions(s)) > 1:
             out.append(s)
     return out

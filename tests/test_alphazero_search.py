@@ -20,6 +20,8 @@ from golden_search import (
     random_position,
     stub_evaluator,
 )
+from strategies import running, walked_positions
+from variants import NARROWEST, ids
 
 from mancala_envs import get_game
 from mancala_envs.agents.alphazero.search import GumbelSearch
@@ -27,6 +29,9 @@ from mancala_envs.agents.alphazero.select import halving_sequence
 from mancala_envs.core.engine import decided_winner
 
 C_VISIT, C_SCALE = 50.0, 0.1
+
+# the decided-position tests: a subset for time (Songo Ewondo, and En Dodoi on its narrowest board)
+DECIDED_GAMES = [v for v in NARROWEST if v[0] != "sadeqa_ii"]
 
 
 # ---- the plain Python search -------------------------------------------------------------------
@@ -310,17 +315,11 @@ def test_finished_children_carry_their_exact_result_for_the_mover(seat):
 
 def decided_positions(game, count, seed):
     """Running positions of random games in which one player already holds more than half the seeds."""
-    rng, out = np.random.default_rng(seed), []
-    while len(out) < count:
-        state = game.initial_state()
-        while not state.is_over and decided_winner(state.array, game.rules) < 0:
-            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
-        if not state.is_over:
-            out.append(state)
-    return out
+    decided = lambda s: decided_winner(s.array, game.rules) >= 0  # noqa: E731
+    return walked_positions(game, count, seed, until=decided, keep=running)
 
 
-@pytest.mark.parametrize(("name", "params"), [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})])
+@pytest.mark.parametrize(("name", "params"), DECIDED_GAMES, ids=ids(DECIDED_GAMES))
 def test_without_settle_decided_decided_positions_go_to_the_network(name, params):
     """``settle_decided=False``: from a decided root the search is the plain search in which only
     finished games are known results; with the shortcut the same roots are searched differently,
@@ -342,7 +341,7 @@ def test_without_settle_decided_decided_positions_go_to_the_network(name, params
     assert differ >= 3
 
 
-@pytest.mark.parametrize(("name", "params"), [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})])
+@pytest.mark.parametrize(("name", "params"), DECIDED_GAMES, ids=ids(DECIDED_GAMES))
 def test_decided_discount_matches_the_python_search(name, params):
     """``decided_discount``: a settled decided position is worth its result times
     ``1 - discount * share of the seeds on the board``; the compiled search equals the plain one
@@ -360,7 +359,7 @@ def test_decided_discount_matches_the_python_search(name, params):
         assert got.value[0] == pytest.approx(value, abs=1e-12)
 
 
-@pytest.mark.parametrize(("name", "params"), [("songo_ewondo", {}), ("en_dodoi", {"holes_per_row": 6})])
+@pytest.mark.parametrize(("name", "params"), DECIDED_GAMES, ids=ids(DECIDED_GAMES))
 def test_decided_discount_steers_the_leader_towards_the_end(name, params):
     """From a decided root, one visit per move: without the discount every move of the leader is
     worth the same win (the search cannot tell the moves apart); with it each move is worth

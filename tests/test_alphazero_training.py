@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 from conftest import interrupt_training
+from strategies import running, walked_positions
 
 from mancala_envs import get_game
 from mancala_envs.agents.alphazero.agent import AZAgent
@@ -254,6 +255,11 @@ def test_a_two_ply_run_starts_from_a_one_ply_model(tmp_path, capsys):
     assert "--replies needs" in capsys.readouterr().err and not (tmp_path / "bad").exists()
 
 
+def ends_next(game, state) -> bool:
+    """Some move of ``state`` ends the game."""
+    return any(game.apply(state, a).is_over for a in game.legal_actions(state))
+
+
 def test_no_settle_decided_plays_decided_games_out(tmp_path):
     """With the shortcut, self-play ends a game as soon as one player holds more than half the
     seeds; ``--no-settle-decided`` plays it on, and the model tells ``az`` to search that way."""
@@ -263,14 +269,8 @@ def test_no_settle_decided_plays_decided_games_out(tmp_path):
     from mancala_envs.training.train_alphazero import Replay, SelfPlay
 
     game = get_game("songo_ewondo")
-    rng = np.random.default_rng(5)
-    starts = []
-    while len(starts) < 8:
-        state = game.initial_state()
-        while not state.is_over and decided_winner(state.array, game.rules) < 0:
-            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
-        if not state.is_over and not any(game.apply(state, a).is_over for a in game.legal_actions(state)):
-            starts.append(state)
+    decided = lambda s: decided_winner(s.array, game.rules) >= 0  # noqa: E731
+    starts = walked_positions(game, 8, 5, until=decided, keep=lambda s: running(s) and not ends_next(game, s))
     finished = {}
     for settle in (True, False):
         a = SimpleNamespace(
@@ -305,14 +305,8 @@ def test_tablebase_value_targets_are_the_exact_values_of_covered_positions(tmp_p
 
     game = get_game("en_dodoi", holes_per_row=6)
     table = tablebase.build(game, 8, tmp_path / "table")
-    rng = np.random.default_rng(2)
-    starts = []
-    while len(starts) < 16:  # positions the table covers (seeds on the board only ever fall)
-        state = game.initial_state()
-        while not state.is_over and not table.covers(state):
-            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
-        if table.covers(state):
-            starts.append(state)
+    # positions the table covers (seeds on the board only ever fall)
+    starts = walked_positions(game, 16, 2, until=table.covers, keep=table.covers)
     a = SimpleNamespace(
         games=16, sims=4, max_considered=4, c_visit=50.0, c_scale=0.1, gumbel_scale=1.0,
         opening_share=1.0, lookahead=0, replies=0, settle_decided=False,

@@ -3,7 +3,8 @@ defined by the issue (immediate wins, then the largest gain in the game's own te
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
+from strategies import random_move
+from variants import ALL, ALL_IDS
 
 from mancala_envs import get_game
 from mancala_envs.agents.greedy import greedy_action
@@ -11,7 +12,7 @@ from mancala_envs.core.engine import new_work
 from mancala_envs.evaluation.statistics import play_games
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 
-GAMES = [get_game(name, **params) for name, params in GAME_CONFIGS]
+GAMES = [get_game(name, **params) for name, params in ALL]
 
 
 def best_moves_by_apply(game, state):
@@ -30,7 +31,7 @@ def best_moves_by_apply(game, state):
     return {a for a, k in keys.items() if k == best}
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_greedy_action_is_one_ply_best(game):
     rng = np.random.default_rng(0)
     child = np.empty(game.state_size, dtype=np.int32)
@@ -44,12 +45,11 @@ def test_greedy_action_is_one_ply_best(game):
         assert chosen <= best
         if len(best) > 1:
             assert len(chosen) > 1, "ties must be broken at random"
-        legal = game.legal_actions(state)
-        state = game.apply(state, legal[rng.integers(len(legal))])
+        state = game.apply(state, random_move(game, state, rng))
         seen += 1
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_play_games_statistics_are_consistent_and_seeded(game):
     stats = play_games(game, 400, seed=5, players=("greedy", "random"))
     again = play_games(game, 400, seed=5, players=("greedy", "random"))

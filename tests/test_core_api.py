@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from strategies import walk
 
 import mancala_envs
 from mancala_envs import IllegalMoveError, get_game
@@ -146,12 +147,7 @@ def test_observation_encoding(name):
     game = get_game(name)
     n = game.holes_per_row
     rng = np.random.default_rng(0)
-    state = game.initial_state()
-    for _ in range(30):
-        if state.is_over:
-            break
-        legal = game.legal_actions(state)
-        state = game.apply(state, legal[rng.integers(len(legal))])
+    state = walk(game, rng, plies=30)
     for player in (0, 1):
         obs = game.observation(state, player)
         assert obs.dtype == np.float32 and obs.shape == (game.observation_size,)

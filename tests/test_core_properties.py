@@ -3,44 +3,14 @@ game and every En Dodoi width (hypothesis)."""
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import SEEDS, constructed_states, playout, random_move, reachable_states
+from variants import ALL, ALL_IDS
 
 from mancala_envs import IllegalMoveError, get_game, random_games
 
-GAMES = [get_game(name, **params) for name, params in GAME_CONFIGS]
-
-
-def random_playout(game, seed, plies, first_player=0):
-    """States of a seeded random game, at most ``plies`` moves long."""
-    rng = np.random.default_rng(seed)
-    state = game.initial_state(first_player)
-    states = [state]
-    for _ in range(plies):
-        if state.is_over:
-            break
-        legal = game.legal_actions(state)
-        state = game.apply(state, legal[rng.integers(len(legal))])
-        states.append(state)
-    return states
-
-
-@st.composite
-def constructed_state(draw, game):
-    """Any well-formed position: seeds spread over the board and both stores."""
-    n = game.holes_per_row
-    cuts = sorted(draw(st.lists(st.integers(0, game.total_seeds), min_size=2 * n + 1, max_size=2 * n + 1)))
-    parts = np.diff([0, *cuts, game.total_seeds])
-    pending = None
-    if game.ruleset.has_opening_rule:
-        pending = draw(st.tuples(st.booleans(), st.booleans()))
-    return game.state_from(
-        board=parts[: 2 * n],
-        captured=parts[2 * n :],
-        to_move=draw(st.integers(0, 1)),
-        first_move_pending=pending,
-    )
+GAMES = [get_game(name, **params) for name, params in ALL]
 
 
 def check_position(game, state):
@@ -73,25 +43,35 @@ def check_position(game, state):
     assert np.array_equal(state.array, before), "apply mutated its input"
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
-@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 400), first=st.integers(0, 1))
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
+@given(seed=SEEDS, plies=st.integers(0, 400), first=st.integers(0, 1))
 def test_random_reachable_positions(game, seed, plies, first):
-    states = random_playout(game, seed, plies, first)
+    states = playout(game, seed, plies, first)
     check_position(game, states[-1])
     assert states[-1].ply == len(states) - 1
     # same seed, same game
-    again = random_playout(game, seed, plies, first)
+    again = playout(game, seed, plies, first)
     assert all(a == b for a, b in zip(states, again, strict=True))
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 @given(data=st.data())
 def test_random_constructed_positions(game, data):
-    check_position(game, data.draw(constructed_state(game)))
+    check_position(game, data.draw(constructed_states(game)))
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
-@given(seed=st.integers(0, 2**32 - 1))
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
+@settings(max_examples=30)
+@given(data=st.data())
+def test_reachable_positions_round_trip_through_array_and_dict(game, data):
+    """A reachable position comes back equal from its packed array and from its dict."""
+    state = data.draw(reachable_states(game, max_plies=200))
+    assert game.state_from_array(state.array.copy()) == state
+    assert game.state_from_dict(state.to_dict()) == state
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
+@given(seed=SEEDS)
 def test_batched_step_equals_apply_along_games(game, seed):
     """Many games stepped side by side in one batch stay equal to ``apply`` move for move."""
     rng = np.random.default_rng(seed)
@@ -103,8 +83,7 @@ def test_batched_step_equals_apply_along_games(game, seed):
             break
         actions = np.zeros(len(live), dtype=np.int64)
         for k, i in enumerate(live):
-            legal = game.legal_actions(states[i])
-            actions[k] = legal[rng.integers(len(legal))]
+            actions[k] = random_move(game, states[i], rng)
             states[i] = game.apply(states[i], int(actions[k]))
         sub = batch[live]
         game.apply_batch(sub, actions, out=sub)
@@ -114,7 +93,7 @@ def test_batched_step_equals_apply_along_games(game, seed):
     assert np.array_equal(game.legal_masks(batch), np.stack([game.legal_mask(s) for s in states]))
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_random_games_consistent_and_seeded(game):
     res = random_games(game, 300, seed=7)
     again = random_games(game, 300, seed=7)
@@ -140,7 +119,7 @@ def test_random_games_consistent_and_seeded(game):
     assert (counted.legal_moves <= counted.plies * game.num_actions).all()
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
 def test_random_games_truncate_at_max_plies(game):
     res = random_games(game, 50, seed=3)
     assert res.winner.dtype == np.int8 and res.captured.shape == (50, 2)
@@ -160,8 +139,8 @@ def test_truncation_rule_tr1_tr2():
         game.apply(state, 0)
 
 
-@pytest.mark.parametrize("game", GAMES, ids=GAME_IDS)
-@given(seed=st.integers(0, 2**32 - 1), first=st.integers(0, 1))
+@pytest.mark.parametrize("game", GAMES, ids=ALL_IDS)
+@given(seed=SEEDS, first=st.integers(0, 1))
 def test_compiled_random_game_replays_through_apply(game, seed, first):
     """The mask-free compiled random player (random_games) plays legal moves only, and its final
     state is the one ``apply`` reaches with the same moves."""

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from variants import GAME_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -177,7 +178,7 @@ def literals(cell: str) -> list[str]:
     return re.findall(r"``(.+?)``", cell)
 
 
-@pytest.mark.parametrize("game", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_game_module_tables_match_the_env(game):
     module = importlib.import_module(f"mancala_envs.{game}_v0")
     table = {row[0]: row[1] for row in table_rows(module.__doc__) if len(row) == 2}

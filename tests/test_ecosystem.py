@@ -13,6 +13,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo import AECEnv
 from pettingzoo.test import max_cycles_test, parallel_api_test
+from strategies import random_legal, walk
+from variants import GAME_NAMES
 
 import mancala_envs
 from mancala_envs import get_game
@@ -22,17 +24,13 @@ from mancala_envs.envs.vector import MancalaVecEnv
 from mancala_envs.registration import ENV_IDS, GYM_IDS
 from mancala_envs.render import ansi_board, result_text, svg_board, write_gif
 
-MODULES = ["songo_ewondo_v0", "sadeqa_ii_v0", "en_dodoi_v0"]
+MODULES = [f"{name}_v0" for name in GAME_NAMES]
 GYM = sorted(GYM_IDS.items())
 
 
 def random_moves(game, state, rng, k):
     """``k`` uniformly random legal moves from ``state`` (fewer if the game ends)."""
-    for _ in range(k):
-        if state.done or state.truncated:
-            break
-        state = game.apply(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
-    return state
+    return walk(game, rng, state, plies=k)
 
 
 @pytest.mark.parametrize(("env_id", "name"), GYM)
@@ -68,7 +66,7 @@ def test_record_video_watches_an_episode(tmp_path):
     rng = np.random.default_rng(3)
     done = False
     while not done:
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        action = random_legal(rng, obs["action_mask"])
         obs, _, terminated, truncated, _ = env.step(action)
         done = terminated or truncated
     env.close()
@@ -87,7 +85,7 @@ def test_make_vec_is_the_compiled_vector_env(env_id, name):
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(400):
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]])
+        actions = np.array([random_legal(rng, m) for m in infos["action_mask"]])
         obs, rewards, terminated, truncated, infos = envs.step(actions)
         assert rewards.shape == (6,) and terminated.dtype == bool
         done = terminated | truncated
@@ -117,7 +115,7 @@ def test_vector_env_follows_the_sb3_env_it_wraps():
         assert np.array_equal(a_obs, b_obs)
         masks = infos["action_mask"]
         assert np.array_equal(masks, sb3_env.action_masks())
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        actions = np.array([random_legal(rng, m) for m in masks])
         a_obs, a_rew, term, trunc, infos = gym_env.step(actions)
         b_obs, b_rew, dones, _ = sb3_env.step(actions)
         assert np.array_equal(a_rew, b_rew) and np.array_equal(term | trunc, dones)
@@ -202,7 +200,7 @@ class MaskedSampling:
                 self.agent = agent
 
             def sample(self):
-                return int(rng.choice(np.flatnonzero(mask_of(inner, self.agent))))
+                return random_legal(rng, mask_of(inner, self.agent))
 
         env.action_space = Space  # type: ignore[method-assign]
         return env
@@ -253,10 +251,10 @@ def test_supersuit_wraps_the_flat_aec_observation():
     for _agent in env.agent_iter(max_iter=60):
         obs, _, term, trunc, info = env.last()
         assert obs.dtype == np.float64 and obs.shape == (16,) and obs.min() >= -1.0
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        env.step(None if term or trunc else random_legal(rng, info["action_mask"]))
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+@pytest.mark.parametrize("name", GAME_NAMES)
 def test_state_json_round_trip(name):
     game = get_game(name)
     rng = np.random.default_rng(4)
@@ -284,7 +282,7 @@ def test_aec_reset_starts_from_a_state(module):
         assert np.array_equal(obs["action_mask"], game.legal_mask(state))
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+@pytest.mark.parametrize("name", GAME_NAMES)
 def test_single_agent_reset_starts_from_a_state(name):
     game = get_game(name)
     state = random_moves(game, game.initial_state(), np.random.default_rng(11), 4)

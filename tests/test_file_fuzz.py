@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import walk
 
 torch = pytest.importorskip("torch")
 
@@ -306,9 +307,7 @@ def proof(tmp_path_factory: Any) -> tuple[Path, Any]:
     folder = tmp_path_factory.mktemp("proof")
     table = tablebase.build(game, 8, folder / "tb")
     rng = np.random.default_rng(5)
-    state = game.initial_state()
-    while state.seeds_on_board > 10:
-        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    state = walk(game, rng, until=lambda s: s.seeds_on_board <= 10)
     solution = solve(game, table, state, max_nodes=100_000)
     path = folder / "proof.jsonl"
     write_proof(path, solution.proofs[0].header, solution.proofs[0].nodes)

@@ -23,6 +23,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.vector import AutoresetMode
+from strategies import random_legal, random_legal_batch
 
 import mancala_envs
 from mancala_envs import songo_ewondo_v0
@@ -119,10 +120,6 @@ def check_info(info: dict[str, Any], seat: int | None = None, flat: bool = False
         assert info["action_mask"].dtype == np.int8
 
 
-def masked_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
-    return int(rng.choice(np.flatnonzero(mask)))
-
-
 @pytest.mark.parametrize("obs_format", ["dict", "flat"])
 @pytest.mark.parametrize("max_plies", [1000, 7])  # natural ends and truncations
 def test_aec_infos_are_numbers_with_the_same_keys_from_reset(obs_format, max_plies):
@@ -137,7 +134,7 @@ def test_aec_infos_are_numbers_with_the_same_keys_from_reset(obs_format, max_pli
         while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             agent = env.agent_selection
             mask = env.infos[agent]["action_mask"] if flat else env.observe(agent)["action_mask"]
-            env.step(masked_choice(rng, mask))
+            env.step(random_legal(rng, mask))
             for i, a in enumerate(env.agents):
                 check_info(env.infos[a], seat=i, flat=flat)
         winners = {info["winner"] for info in env.infos.values()}
@@ -157,7 +154,7 @@ def test_aec_illegal_forfeit_info():
     rng = np.random.default_rng(0)
     mask = env.observe(env.agent_selection)["action_mask"]
     while mask.all():  # play on until the mover has an illegal hole
-        env.step(masked_choice(rng, mask))
+        env.step(random_legal(rng, mask))
         mask = env.observe(env.agent_selection)["action_mask"]
     offender = env.agent_selection
     with pytest.warns(UserWarning, match="illegal"):
@@ -177,7 +174,7 @@ def test_parallel_infos_match_the_aec_env(waiting_noop):
         for i, agent in enumerate(env.agents):
             check_info(infos[agent], seat=i, flat=True)
         mover = env.agent_selection
-        actions = {mover: masked_choice(rng, infos[mover]["action_mask"])}
+        actions = {mover: random_legal(rng, infos[mover]["action_mask"])}
         _, _, _, _, infos = env.step(actions)
         steps += 1
     for i, info in enumerate(infos.values()):
@@ -197,7 +194,7 @@ def test_single_agent_infos_are_numbers_with_the_same_keys_from_reset(obs_format
         assert info["winner"] == NO_WINNER and info["illegal_action"] is False
         done = False
         while not done:
-            _, _, terminated, truncated, info = env.step(masked_choice(rng, env.action_masks()))
+            _, _, terminated, truncated, info = env.step(random_legal(rng, env.action_masks()))
             check_info(info, seat=env.seat, flat=flat)
             done = terminated or truncated
         ends.add((truncated, info["winner"]))
@@ -340,7 +337,7 @@ def test_waiting_noop_gives_the_waiting_player_one_ignored_action(obs_format):
             else:
                 assert not m_plain[agent].any()
                 assert m_noop[agent].tolist() == [int(i == NOOP_ACTION) for i in range(len(m_noop[agent]))]
-        action = masked_choice(rng, m_noop[mover])
+        action = random_legal(rng, m_noop[mover])
         other = next(a for a in noop.agents if a != mover)
         out_noop = noop.step({mover: action, other: NOOP_ACTION})  # the no-op is ignored
         out_plain = plain.step({mover: action})
@@ -464,7 +461,7 @@ def play_gymnasium_vector(envs: Any, obs_format: str, mode: str) -> None:
     for _ in range(400):
         masks = obs["action_mask"] if obs_format == "dict" else infos["action_mask"]
         assert masks.dtype == np.int8
-        actions = np.array([masked_choice(rng, m) if m.any() else 0 for m in masks])
+        actions = np.array([random_legal(rng, m) if m.any() else 0 for m in masks])
         obs, _, terminated, truncated, infos = envs.step(actions)
         check_vector_infos(infos, 2, compiled)
         if ended is not None:  # NEXT_STEP: this step reset the envs that had ended
@@ -501,7 +498,7 @@ def play_and_check_infos(row: str, env: Any, obs_format: str, mode: str) -> None
         for info in env.reset_infos:
             check_info(info)
         for _ in range(400):
-            _, _, dones, infos = env.step(random_legal_actions(rng, env.action_masks()))
+            _, _, dones, infos = env.step(random_legal_batch(rng, env.action_masks()))
             for i, info in enumerate(infos):
                 extra = {"terminal_observation", "TimeLimit.truncated"} if dones[i] else set()
                 check_info({k: v for k, v in info.items() if k not in extra})
@@ -513,7 +510,7 @@ def play_and_check_infos(row: str, env: Any, obs_format: str, mode: str) -> None
         check_info(info, flat=flat)
         done = False
         while not done:
-            obs, _, terminated, truncated, info = env.step(masked_choice(rng, env.unwrapped.action_masks()))
+            obs, _, terminated, truncated, info = env.step(random_legal(rng, env.unwrapped.action_masks()))
             check_info(info, flat=flat)
             done = terminated or truncated
         return None
@@ -523,7 +520,7 @@ def play_and_check_infos(row: str, env: Any, obs_format: str, mode: str) -> None
             obs, _, terminated, truncated, info = env.last()
             check_info(info, flat=flat)
             mask = info["action_mask"] if flat else obs["action_mask"]
-            env.step(None if terminated or truncated else masked_choice(rng, mask))
+            env.step(None if terminated or truncated else random_legal(rng, mask))
         return None
     observations, infos = env.reset(seed=0)
     while env.agents:
@@ -531,14 +528,10 @@ def play_and_check_infos(row: str, env: Any, obs_format: str, mode: str) -> None
             check_info(info, flat=flat)
         mover = env.agent_selection
         mask = infos[mover]["action_mask"] if flat else observations[mover]["action_mask"]
-        observations, _, _, _, infos = env.step({mover: masked_choice(rng, mask)})
+        observations, _, _, _, infos = env.step({mover: random_legal(rng, mask)})
     for info in infos.values():
         check_info(info, flat=flat)
     return None
-
-
-def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
-    return np.argmax(masks * rng.random(masks.shape), axis=1)
 
 
 def test_the_env_table_has_a_row_for_every_env():

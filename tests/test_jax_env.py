@@ -18,8 +18,8 @@ jax = pytest.importorskip("jax")
 pytest.importorskip("pgx")
 
 import jax.numpy as jnp  # noqa: E402
-from conftest import GAME_CONFIGS, GAME_IDS  # noqa: E402
 from pgx.experimental import auto_reset  # noqa: E402
+from variants import ALL, ALL_IDS, GAME_NAMES, NARROWEST, NARROWEST_IDS  # noqa: E402
 
 import mancala_envs  # noqa: E402
 from mancala_envs.core.batch import random_actions, step_batch  # noqa: E402
@@ -87,7 +87,7 @@ def lockstep(game, moves: int, seed: int) -> dict[str, int]:
     return met
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+@pytest.mark.parametrize(("name", "params"), ALL, ids=ALL_IDS)
 def test_lockstep_with_the_numba_core(name, params):
     """Every field of the packed state, the observation, the rewards, after every move."""
     game = mancala_envs.get_game(name, **params)
@@ -97,7 +97,7 @@ def test_lockstep_with_the_numba_core(name, params):
         assert met["never_ending"] > 0, met
 
 
-@pytest.mark.parametrize("name", ["songo_ewondo", "sadeqa_ii", "en_dodoi"])
+@pytest.mark.parametrize("name", GAME_NAMES)
 def test_lockstep_with_truncation(name):
     """TR1: short games truncate on both cores alike (no winner, no redistribution)."""
     met = lockstep(mancala_envs.get_game(name, max_plies=12), 512, seed=3)
@@ -129,7 +129,8 @@ def test_never_ending_relays_match():
     """Random boards with never-ending relays (SQ5/ED3): the same legal masks as the numba core,
     under the default level plan and a plan of many tiny levels."""
     rng = np.random.default_rng(11)
-    for name, params in [("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 6})]:
+    # the games with never-ending relays, each on its narrowest board
+    for name, params in [v for v in NARROWEST if v[0] != "songo_ewondo"]:
         game = mancala_envs.get_game(name, **params)
         n = game.num_actions
         found = []
@@ -152,7 +153,8 @@ def test_never_ending_relays_match():
             assert legal.tolist() == [game.legal_mask(s).astype(bool).tolist() for s in found]
 
 
-@pytest.mark.parametrize(("name", "params"), [GAME_CONFIGS[0], GAME_CONFIGS[1]])
+# two games: each compiles its own batched step (a deliberate subset, for time)
+@pytest.mark.parametrize(("name", "params"), NARROWEST[:2], ids=NARROWEST_IDS[:2])
 def test_batched_steps_equal_single_steps(name, params):
     """``jit(vmap(step))`` and the single-state ``step`` agree, lane by lane."""
     env = JaxEnv(name, **params)
@@ -175,7 +177,7 @@ def test_batched_steps_equal_single_steps(name, params):
         states = together
 
 
-@pytest.mark.parametrize(("name", "params"), [GAME_CONFIGS[0], GAME_CONFIGS[1], GAME_CONFIGS[2]])
+@pytest.mark.parametrize(("name", "params"), NARROWEST, ids=NARROWEST_IDS)
 def test_pgx_api_and_auto_reset(name, params):
     """pgx's contract (dtypes, ids, shapes, zero rewards at the start and after the end, all
     actions 'legal' at the end) and ``pgx.experimental.auto_reset`` over random play (the other

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from golden_search import CONFIGS, gumbel_noise, positions, random_position, stub_evaluator
+from golden_search import CONFIGS, gumbel_noise, positions, stub_evaluator
+from strategies import random_position
 
 from mancala_envs import get_game
 from mancala_envs.agents.alphazero.agent import AZAgent

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from variants import DEFAULTS
 
 from mancala_envs import get_game, tablebase
 from mancala_envs.agents.perfect import PerfectAgent
@@ -12,8 +13,9 @@ from mancala_envs.agents.registry import make_agent
 from mancala_envs.evaluation.arena import play_game
 from mancala_envs.tablebase.index import board_unrank
 
-# game, params, K: tables built in seconds
-CASES = [("songo_ewondo", {}, 8), ("sadeqa_ii", {}, 8), ("en_dodoi", {"holes_per_row": 8}, 6)]
+# game, params, K: each game at its default parameters, with a K whose table builds in seconds
+K = {"songo_ewondo": 8, "sadeqa_ii": 8, "en_dodoi": 6}
+CASES = [(name, params, K[name]) for name, params in DEFAULTS]
 IDS = [c[0] for c in CASES]
 
 

@@ -4,6 +4,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from variants import GAME_NAMES
+
 import mancala_envs
 
 ROOT = Path(__file__).parents[1]
@@ -45,7 +47,7 @@ def test_game_pages_are_current():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     files = module.render_all()
-    for game in ("songo_ewondo", "sadeqa_ii", "en_dodoi"):
+    for game in GAME_NAMES:
         assert f"{game}.md" in files and f"img/{game}-start.svg" in files
     stale = [rel for rel, text in files.items() if (ROOT / "docs" / "games" / rel).read_text() != text]
     assert not stale, f"run python docs/make_game_pages.py ({len(stale)} files differ, e.g. {stale[:3]})"

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from numba import njit
 from scipy.stats import chisquare
+from strategies import find_positions
+from variants import SPREAD, SPREAD_IDS
 
 from mancala_envs import get_game
 from mancala_envs.core.engine import new_work, play_random
@@ -34,23 +36,6 @@ def draw_many(state, rules, seed, draws, n):
     return _draw_many(state, rules, np.random.default_rng(seed), draws, n)
 
 
-def find_positions(game, want, count, seed):
-    """Running positions of seeded random games for which ``want(state)`` holds."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(3000):
-        s = game.initial_state(int(rng.integers(2)))
-        while not s.is_over and len(out) < count:
-            if want(s):
-                out.append(s)
-            legal = game.legal_actions(s)
-            s = game.apply(s, legal[rng.integers(len(legal))])
-        if len(out) >= count:
-            break
-    assert len(out) == count, "not enough positions of the kind wanted"
-    return out
-
-
 def non_empty(game, s):
     n = game.holes_per_row
     return s.board[s.to_move * n : s.to_move * n + n] > 0
@@ -68,12 +53,7 @@ def restricted(game):
     return want
 
 
-CASES = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {}), ("en_dodoi", {"holes_per_row": 10})]
-
-
-@pytest.mark.parametrize(
-    ("name", "params"), CASES, ids=[f"{n}{p.get('holes_per_row', '')}" for n, p in CASES]
-)
+@pytest.mark.parametrize(("name", "params"), SPREAD, ids=SPREAD_IDS)
 def test_mask_free_random_player_is_uniform_over_legal_moves(name, params):
     game = get_game(name, **params)
     positions = find_positions(game, restricted(game), 4, seed=11)

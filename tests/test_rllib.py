@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from strategies import random_legal
+from variants import GAME_NAMES
 
 ray = pytest.importorskip("ray", reason="needs the rllib extra: pip install -e '.[rllib]'")
 pytest.importorskip("ray.rllib")
@@ -23,7 +25,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env"),
 ]
 
-GAMES = ("songo_ewondo", "sadeqa_ii", "en_dodoi")
+GAMES = GAME_NAMES  # each game at its default parameters
 TINY = [
     "--num-env-runners", "0", "--train-batch-size", "128", "--minibatch-size", "64", "--num-epochs", "1",
     "--hidden", "16", "--frozen", "2", "--snapshot-every", "1",
@@ -54,7 +56,7 @@ def test_env_observes_only_the_mover_and_hides_baselines() -> None:
             ((agent, o),) = obs.items()
             assert set(o) == {"observations", "action_mask"} and agent in ids
             assert env.observation_spaces[agent].contains(o)
-            action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            action = random_legal(rng, o["action_mask"])
             obs, rewards, term, trunc, _ = env.step({agent: action})
             if term["__all__"] or trunc["__all__"]:
                 break

@@ -9,6 +9,8 @@ import json
 
 import numpy as np
 import pytest
+from strategies import random_move, running, walk, walked_positions
+from variants import NARROWEST
 
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.solve import main as solve_main
@@ -23,12 +25,14 @@ from mancala_envs.tablebase.proof import (
 )
 from mancala_envs.tablebase.solve import solve
 
-# (game, params, K of the search's table, K of the reference table, seeds of the positions solved)
-CASES = [
-    ("sadeqa_ii", {}, 8, 12, (11, 12)),
-    ("en_dodoi", {"holes_per_row": 6}, 6, 10, (9, 10)),
-    ("songo_ewondo", {}, 4, 6, (6, 6)),  # Songo endgames are long: few seeds keep the test short
-]
+# per game: K of the search's table, K of the reference table, seeds of the positions solved
+SIZES = {
+    "sadeqa_ii": (8, 12, (11, 12)),
+    "en_dodoi": (6, 10, (9, 10)),
+    "songo_ewondo": (4, 6, (6, 6)),  # Songo endgames are long: few seeds keep the test short
+}
+# (game, params, *SIZES[game]): each game on its cheapest board
+CASES = [(name, params, *SIZES[name]) for name, params in NARROWEST]
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +52,11 @@ def tables(tmp_path_factory):
 def positions(game, tb_small, seeds, count, seed):
     """Running positions of seeded random games, with ``seeds`` (lo, hi) seeds on the board,
     outside the small table."""
-    rng = np.random.default_rng(seed)
     lo, hi = seeds
-    found = []
-    while len(found) < count:
-        s = game.initial_state()
-        while not s.is_over and s.seeds_on_board > hi:
-            s = game.apply(s, int(rng.choice(game.legal_actions(s))))
-        if not s.is_over and lo <= s.seeds_on_board and not tb_small.covers(s):
-            found.append(s)
-    return found
+    return walked_positions(
+        game, count, seed, until=lambda s: s.seeds_on_board <= hi,
+        keep=lambda s: running(s) and lo <= s.seeds_on_board and not tb_small.covers(s),
+    )  # fmt: skip
 
 
 @pytest.mark.slow
@@ -221,16 +220,14 @@ def test_a_win_proof_that_cycles_is_refused_and_a_draw_proof_may(tmp_path):
     rng = np.random.default_rng(2)
     cycle = None
     for _ in range(5000):
-        s = game.initial_state()
-        while not s.is_over and s.seeds_on_board > 7:
-            s = game.apply(s, int(rng.choice(game.legal_actions(s))))
+        s = walk(game, rng, until=lambda s: s.seeds_on_board <= 7)
         seen, line = {}, []
         while not s.is_over and len(line) < 60 and cycle is None:
             key = position_key(s)
             if key in seen:
                 cycle = line[seen[key] :]
             seen[key] = len(line)
-            a = int(rng.choice(game.legal_actions(s)))
+            a = random_move(game, s, rng)
             line.append((s, a))
             s = game.apply(s, a)
         if cycle is not None:

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
 from hypothesis import given
-from hypothesis import strategies as st
+from strategies import table_positions
 from tablebase_reference import Reference, all_keys
+from variants import ALL, ALL_IDS
 
 from mancala_envs import get_game, tablebase
 
@@ -27,7 +27,7 @@ def small_k(name: str, params: dict) -> int:
     return SMALL_K[params["holes_per_row"]] if name == "en_dodoi" else SMALL_K[name]
 
 
-@pytest.fixture(scope="module", params=GAME_CONFIGS, ids=GAME_IDS)
+@pytest.fixture(scope="module", params=ALL, ids=ALL_IDS)
 def solved(request, tmp_path_factory):
     """``(table, reference)`` of one game over every position with at most K seeds."""
     name, params = request.param
@@ -83,24 +83,11 @@ def test_batch_outcomes_match_single_probes(solved):
     np.testing.assert_array_equal(got, want)
 
 
-@st.composite
-def positions(draw, game, max_seeds):
-    """A covered position: a board of at most ``max_seeds`` seeds, a mover, a captured lead."""
-    holes = 2 * game.holes_per_row
-    k = draw(st.integers(0, max_seeds))
-    cuts = sorted(draw(st.lists(st.integers(0, k), min_size=holes - 1, max_size=holes - 1)))
-    board = tuple(np.diff([0, *cuts, k]).tolist())
-    p = draw(st.integers(0, 1))
-    spare = game.total_seeds - k
-    d = draw(st.integers(-spare, spare).filter(lambda x: (x - spare) % 2 == 0))
-    return (board, p), d
-
-
 def test_outcome_preserving_moves_equal_the_brute_force(solved):
     tb, ref = solved
     game = tb.game
 
-    @given(positions(game, tb.max_seeds))
+    @given(table_positions(game, tb.max_seeds))
     def check(pos):
         key, d = pos
         state = ref.state(key, d)
@@ -122,7 +109,7 @@ def test_outcome_preserving_moves_equal_the_brute_force(solved):
     check()
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+@pytest.mark.parametrize(("name", "params"), ALL, ids=ALL_IDS)
 def test_seat_symmetry_through_the_engine(name, params):
     """The table stores a position once, from its mover's seat: the engine must agree that the
     mirrored position (rows swapped, the other player to move) has the same moves and gains."""

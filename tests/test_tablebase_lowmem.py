@@ -15,9 +15,9 @@ import json
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
 from tablebase_reference import Reference, all_keys
 from test_tablebase import small_k
+from variants import ALL, ALL_IDS
 
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.tablebase import main as tablebase_main
@@ -46,7 +46,7 @@ def small_budget(monkeypatch, rows: int) -> None:
     monkeypatch.setattr(lowmem, "MIN_GRAPH_ROWS", rows)
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+@pytest.mark.parametrize(("name", "params"), ALL, ids=ALL_IDS)
 def test_low_memory_values_equal_the_brute_force(name, params, tmp_path, monkeypatch):
     game = get_game(name, **params)
     k = small_k(name, params)
@@ -65,7 +65,7 @@ def test_low_memory_values_equal_the_brute_force(name, params, tmp_path, monkeyp
 
 
 @pytest.mark.parametrize("rows", [0, 40, 1 << 40], ids=["sweeps-only", "switch-part-way", "graph-at-once"])
-@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+@pytest.mark.parametrize(("name", "params"), ALL, ids=ALL_IDS)
 def test_low_memory_files_are_byte_identical_to_the_default_build(name, params, rows, tmp_path, monkeypatch):
     game = get_game(name, **params)
     k = DEEP_K[params["holes_per_row"]] if name == "en_dodoi" else DEEP_K[name]

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import interrupt_training
+from strategies import random_move
 
 from mancala_envs import get_game, variants
 from mancala_envs.agents.greedy import GreedyAgent
@@ -153,8 +154,7 @@ def _positions(game, n):
         if s.is_over:
             s = game.initial_state()
         out.append(s)
-        legal = game.legal_actions(s)
-        s = game.apply(s, legal[rng.integers(len(legal))])
+        s = game.apply(s, random_move(game, s, rng))
     return out
 
 

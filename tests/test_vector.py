@@ -6,21 +6,17 @@ import warnings
 import numpy as np
 import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from strategies import random_legal_batch
+from variants import SPREAD, ids
 
 from mancala_envs import IllegalMoveError, get_game
 from mancala_envs.envs.common import INFO_KEYS, NO_WINNER
 from mancala_envs.envs.single import SingleAgentEnv
 from mancala_envs.envs.vector import MancalaVecEnv
 
-CONFIGS = [
-    ("songo_ewondo", {"max_plies": 40}),  # truncations
-    ("songo_ewondo", {}),
-    ("sadeqa_ii", {}),
-    ("en_dodoi", {"holes_per_row": 6}),
-    ("en_dodoi", {"holes_per_row": 8}),
-    ("en_dodoi", {"holes_per_row": 10}),
-]
-IDS = ["songo_ewondo40", "songo_ewondo", "sadeqa_ii", "en_dodoi6", "en_dodoi8", "en_dodoi10"]
+# the spread of variants, and Songo Ewondo cut at 40 plies: games that end in truncations
+CONFIGS = [("songo_ewondo", {"max_plies": 40}), *SPREAD]
+IDS = ids(CONFIGS)
 
 
 def pick(obs: np.ndarray, mask: np.ndarray) -> int:
@@ -31,10 +27,6 @@ def pick(obs: np.ndarray, mask: np.ndarray) -> int:
 
 def batched_pick(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.array([pick(o, m) for o, m in zip(observations, masks, strict=True)], dtype=np.int64)
-
-
-def random_legal(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
-    return np.argmax(masks * rng.random(masks.shape), axis=1)
 
 
 @pytest.mark.parametrize(("name", "params"), CONFIGS, ids=IDS)
@@ -117,7 +109,7 @@ def run_against_core(game, vec, steps: int) -> int:
     obs, rng, ends = vec.reset(), np.random.default_rng(0), 0
     for _ in range(steps):
         before, seats, masks = vec.states, vec.seats, vec.action_masks()
-        actions = random_legal(rng, masks)
+        actions = random_legal_batch(rng, masks)
         obs, rewards, dones, infos = vec.step(actions)
         ends += check_step_against_core(game, before, seats, masks, actions, vec, obs, rewards, dones, infos)
     return ends
@@ -194,7 +186,7 @@ def test_dict_observations():
         assert as_dict.observation_space.contains({k: v[0] for k, v in d_obs.items()})
         np.testing.assert_array_equal(f_obs, d_obs["observation"])
         np.testing.assert_array_equal(flat.action_masks(), d_obs["action_mask"])
-        actions = random_legal(rng, flat.action_masks())
+        actions = random_legal_batch(rng, flat.action_masks())
         f_obs, _, dones, f_infos = flat.step(actions)
         d_obs, _, _, d_infos = as_dict.step(actions)
         for i in np.flatnonzero(dones):

@@ -23,6 +23,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import covered_position, playout, random_move
+from variants import NARROWEST, NARROWEST_IDS
 
 pytest.importorskip("starlette", reason="the web app needs the web extra")
 try:
@@ -43,14 +45,13 @@ from mancala_envs.web import workers
 from mancala_envs.web.app import SESSION_COOKIE, create_app
 from mancala_envs.web.checks import MAX_BODY_BYTES, SUITE_OPENINGS, WEB_AGENTS, bounded_spec
 
-VARIANTS = [("songo_ewondo", {}), ("sadeqa_ii", {}), ("en_dodoi", {"holes_per_row": 6})]
 TABLES = {"sadeqa_ii": 8, "en_dodoi": 7, "songo_ewondo": 6}
 
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tables")
-    for name, params in VARIANTS:
+    for name, params in NARROWEST:
         game = get_game(name, **params)
         tablebase.build(game, TABLES[name], folder / game.variant)
     return folder
@@ -61,7 +62,7 @@ def records(tmp_path_factory):
     folder = tmp_path_factory.mktemp("records")
     recs = [
         play_game(get_game(name, **params), "greedy", "random", seed=i)
-        for i, (name, params) in enumerate(VARIANTS)
+        for i, (name, params) in enumerate(NARROWEST)
     ]
     (folder / "games.jsonl").write_text("".join(r.to_json() + "\n" for r in recs), encoding="utf-8")
     (folder / "sub").mkdir()
@@ -85,15 +86,9 @@ def body(name, params, moves=(), start=None, **extra):
 
 
 def random_moves(game, seed, plies):
-    rng = np.random.default_rng(seed)
-    state, moves = game.initial_state(), []
-    for _ in range(plies):
-        if state.is_over:
-            break
-        legal = game.legal_actions(state)
-        moves.append(int(legal[rng.integers(len(legal))]))
-        state = game.apply(state, moves[-1])
-    return state, moves
+    """The position after a seeded random game of at most ``plies`` moves, and its moves."""
+    states = playout(game, seed, plies)
+    return states[-1], [s.last_action for s in states[1:]]
 
 
 def error_of(response, status):
@@ -106,7 +101,7 @@ def error_of(response, status):
 # ---------------------------------------------------------------- positions and moves
 
 
-@pytest.mark.parametrize(("name", "params"), VARIANTS)
+@pytest.mark.parametrize(("name", "params"), NARROWEST, ids=NARROWEST_IDS)
 def test_positions_are_the_games_own(client, name, params):
     game = get_game(name, **params)
     for seed in range(3):
@@ -132,8 +127,7 @@ def test_the_board_marks_the_last_move_and_its_captures(client):
     state, moves = game.initial_state(), []
     rng = np.random.default_rng(3)
     while True:  # play until a move captures
-        legal = game.legal_actions(state)
-        after = game.apply(state, legal[rng.integers(len(legal))])
+        after = game.apply(state, random_move(game, state, rng))
         moves.append(int(after.last_action))
         if after.captured.sum() > state.captured.sum() or after.is_over:
             break
@@ -217,19 +211,7 @@ def analyse(client, name, params, moves=(), start=None, **extra):
     return response.json()
 
 
-def covered_position(game, tb, seed=0):
-    """A running position the table covers, reached by seeded random play."""
-    rng = np.random.default_rng(seed)
-    while True:
-        state = game.initial_state()
-        while not state.is_over and not tb.covers(state):
-            legal = game.legal_actions(state)
-            state = game.apply(state, legal[rng.integers(len(legal))])
-        if not state.is_over and len(game.legal_actions(state)) > 1:
-            return state
-
-
-@pytest.mark.parametrize(("name", "params"), VARIANTS)
+@pytest.mark.parametrize(("name", "params"), NARROWEST, ids=NARROWEST_IDS)
 def test_exact_column_is_the_tables(client, tables, name, params):
     game = get_game(name, **params)
     tb = tablebase.load(tables / game.variant, game)
@@ -541,7 +523,7 @@ def test_the_warm_up_does_every_kind_of_work_the_server_serves(tables):
 
     server = Server(records=None, tables=tables, max_seconds=2.0)
     requests = warm_up_requests(server)
-    for name, params in VARIANTS:
+    for name, params in NARROWEST:
         done = [(kind, b) for kind, b in requests if b["game"] == name and b["params"] == params]
         agents = {b["agent"].split(":")[0] for kind, b in done if kind == "move"}
         columns = {(b["column"], b.get("agent")) for kind, b in done if kind == "analyse"}

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from strategies import covered_position
 
 from mancala_envs import Game, State, get_game, tablebase
 from mancala_envs.evaluation.arena import play_game, replay
@@ -277,17 +278,10 @@ def test_play_a_game_against_greedy_by_clicking(page):
     page.assert_clean()
 
 
-def covered_position(game: Game, tb: tablebase.Tablebase) -> State:
-    """A position of seeded random play within the table, with three or more moves that do not
-    all have the same outcome."""
-    for seed in range(1000):
-        rng, state = random.Random(seed), game.initial_state()
-        while not state.is_over and int(state.board.sum()) > tb.max_seeds:
-            state = game.apply(state, rng.choice(game.legal_actions(state)))
-        legal = [] if state.is_over else game.legal_actions(state)
-        if len(legal) >= 3 and len({int(tb.probe(state).move_outcomes[a]) for a in legal}) >= 2:
-            return state
-    raise AssertionError("no covered position with mixed outcomes found")
+def mixed_outcomes(tb: tablebase.Tablebase, state: State) -> bool:
+    """Three or more moves that do not all have the same outcome."""
+    legal = tb.game.legal_actions(state)
+    return len(legal) >= 3 and len({int(tb.probe(state).move_outcomes[a]) for a in legal}) >= 2
 
 
 def test_analyse_a_covered_position(page, server):
@@ -295,7 +289,7 @@ def test_analyse_a_covered_position(page, server):
     minimax gives every legal move a value."""
     game, path = server["table"]
     tb = tablebase.load(path, game)
-    state = covered_position(game, tb)
+    state = covered_position(game, tb, keep=lambda s: mixed_outcomes(tb, s))
     new_game(page, game.variant, "human", "human", seed=0, pasted=state)
     check_shown(page, game, state, clickable=True)
     legal = game.legal_actions(state)

@@ -4,16 +4,14 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import GAME_CONFIGS, GAME_IDS
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from strategies import random_legal
+from variants import ALL, ALL_IDS, SPREAD, SPREAD_IDS
 
 from mancala_envs import IllegalMoveError, get_game
 from mancala_envs.core.layout import NO_WINNER
 from mancala_envs.envs.single import SingleAgentEnv
-
-CHECKED = [("songo_ewondo", {}), ("sadeqa_ii", {})] + [("en_dodoi", {"holes_per_row": n}) for n in (6, 8, 10)]
-CHECKED_IDS = [f"{name}{params.get('holes_per_row', '')}" for name, params in CHECKED]
 
 
 def highest_legal(view: dict) -> int:
@@ -21,12 +19,8 @@ def highest_legal(view: dict) -> int:
     return int(np.flatnonzero(view["action_mask"])[-1])
 
 
-def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
-    return int(rng.choice(np.flatnonzero(mask)))
-
-
 @pytest.mark.parametrize("obs_format", ["dict", "flat"])
-@pytest.mark.parametrize(("name", "params"), CHECKED, ids=CHECKED_IDS)
+@pytest.mark.parametrize(("name", "params"), SPREAD, ids=SPREAD_IDS)
 def test_gymnasium_and_sb3_check_env(name, params, obs_format):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -94,7 +88,7 @@ def test_random_seat_is_drawn_from_the_seed():
         assert env.seat == seat and env.state.to_move == seat and env.state.ply == seat
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+@pytest.mark.parametrize(("name", "params"), ALL, ids=ALL_IDS)
 def test_random_games_rewards_and_final_observation(name, params):
     env = SingleAgentEnv(name, **params)
     rng = np.random.default_rng(0)
@@ -197,7 +191,7 @@ def test_invalid_arguments(kwargs):
         SingleAgentEnv(**kwargs)
 
 
-@pytest.mark.parametrize(("name", "params"), GAME_CONFIGS, ids=GAME_IDS)
+@pytest.mark.parametrize(("name", "params"), ALL, ids=ALL_IDS)
 def test_no_game_ends_on_its_first_ply(name, params):
     """The envs rely on it: after the opponent's opening move the learner always has a move."""
     game = get_game(name, **params)

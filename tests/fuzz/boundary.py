@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from mancala_envs import get_game
 
+# its own short list (this script runs alone in a subprocess, without tests/ on its path): every game,
+# En Dodoi at an odd width
 GAMES = [get_game("songo_ewondo"), get_game("sadeqa_ii"), get_game("en_dodoi", holes_per_row=7)]
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "300"))
 DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64, np.bool_]
