@@ -29,7 +29,15 @@ from mancala_envs.core.batch import (
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
 from mancala_envs.cursor import Cursor
-from mancala_envs.rulesets import GAMES, RULESETS, Ruleset, game_info, get_ruleset, parameter_values
+from mancala_envs.rulesets import (
+    DEFAULT_MAX_PLIES,
+    GAMES,
+    RULESETS,
+    Ruleset,
+    game_info,
+    get_ruleset,
+    parameter_values,
+)
 from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
 __all__ = ["Game", "IllegalMoveError", "State", "get_game", "outcome", "variants"]
@@ -118,11 +126,24 @@ class Game:
         return parameter_values(self.ruleset)
 
     @property
+    def variant_params(self) -> dict[str, int]:
+        """:attr:`params` without ``max_plies``: the parameters that name the variant (tablebase
+        headers, proofs, suites and model files record these)."""
+        return {k: v for k, v in self.params.items() if k != "max_plies"}
+
+    @property
     def variant(self) -> str:
         """The variant's name in file names: the game and the values of its parameters other than
         ``max_plies`` (``songo_ewondo``, En Dodoi at 8 holes: ``en_dodoi_8``). Tables, optimality
         suites and shipped models are named after it."""
-        return self.name + "".join(f"_{v}" for k, v in self.params.items() if k != "max_plies")
+        return self.name + "".join(f"_{v}" for v in self.variant_params.values())
+
+    def with_max_plies(self, max_plies: int = DEFAULT_MAX_PLIES) -> Game:
+        """This variant truncated at ``max_plies`` (TR1); without an argument, at the default
+        (1000): the game a table, a proof or a suite is about."""
+        if max_plies == self.max_plies:
+            return self
+        return get_game(self.name, **self.variant_params, max_plies=max_plies)
 
     # ------------------------------------------------------------------ states
 
