@@ -108,7 +108,8 @@ class Game:
         self._work = engine.new_work(n)  # apply's scratch (the GIL serialises calls into it)
 
     def __repr__(self) -> str:
-        return f"Game({self.name!r}, holes_per_row={self.holes_per_row}, max_plies={self.max_plies})"
+        own = "".join(f", {k}={v}" for k, v in self.variant_params.items() if k != "holes_per_row")
+        return f"Game({self.name!r}, holes_per_row={self.holes_per_row}{own}, max_plies={self.max_plies})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.ruleset == self.ruleset
@@ -137,6 +138,12 @@ class Game:
         ``max_plies`` (``songo_ewondo``, En Dodoi at 8 holes: ``en_dodoi_8``). Tables, optimality
         suites and shipped models are named after it."""
         return self.name + "".join(f"_{v}" for v in self.variant_params.values())
+
+    @property
+    def title(self) -> str:
+        """The variant in words, for titles: ``Songo Ewondo``, ``En Dodoi (8 holes)``
+        (:meth:`~mancala_envs.rulesets.GameInfo.variant_name`)."""
+        return game_info(self.name).variant_name(self.params)
 
     def with_max_plies(self, max_plies: int = DEFAULT_MAX_PLIES) -> Game:
         """This variant truncated at ``max_plies`` (TR1); without an argument, at the default
@@ -206,11 +213,10 @@ class Game:
         params = d.get("params") or {}
         if not isinstance(params, Mapping):
             raise ValueError(f"state dict params must be a mapping, got {params!r}")
-        width = params.get("holes_per_row", self.holes_per_row)
-        if d.get("game") != self.name or width != self.holes_per_row:
-            raise ValueError(
-                f"state dict is a {d.get('game')!r} position (holes_per_row {width}), not {self!r}"
-            )
+        variant = {k: params.get(k, v) for k, v in self.variant_params.items()}
+        if d.get("game") != self.name or variant != self.variant_params:
+            about = ", ".join(f"{k} {v}" for k, v in params.items() if k != "max_plies") or "no parameters"
+            raise ValueError(f"state dict is a {d.get('game')!r} position ({about}), not {self!r}")
         try:
             state = self.state_from(
                 d["board"],

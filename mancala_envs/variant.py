@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from mancala_envs.game import Game, get_game
-from mancala_envs.rulesets import DEFAULT_MAX_PLIES, GAMES, parameter_help, registered_games
+from mancala_envs.rulesets import DEFAULT_MAX_PLIES, GAMES, declared_parameters, parameter_help
 
 __all__ = ["add_game_arguments", "declared_parameters", "game_flags", "game_from_arguments"]
 
@@ -28,15 +28,6 @@ class ArgumentParser(Protocol):
     """What :func:`add_game_arguments` needs of a parser: argparse's ``add_argument``."""
 
     def add_argument(self, *name_or_flags: str, **kwargs: Any) -> Any: ...
-
-
-def declared_parameters() -> tuple[str, ...]:
-    """Every parameter a registered game declares (``max_plies`` aside), each once, in
-    registration order: the flags :func:`add_game_arguments` adds besides ``--max-plies``."""
-    names: dict[str, None] = {}
-    for info in registered_games():
-        names.update((p, None) for p, _ in info.parameters)
-    return tuple(names)
 
 
 def flag(param: str) -> str:

@@ -65,3 +65,49 @@ def test_variant_params_and_max_plies():
     assert game.variant_params == {"holes_per_row": 6} and game.variant == "en_dodoi_6"
     assert game.with_max_plies() == get_game("en_dodoi", holes_per_row=6)
     assert game.with_max_plies(50) is game and game.with_max_plies(9).max_plies == 9
+
+
+def test_a_parameter_is_validated_once_on_the_way_from_an_env(monkeypatch):
+    from mancala_envs.envs.aec import MancalaEnv
+    from mancala_envs.rulesets import GameInfo
+
+    calls = []
+    original = GameInfo.ruleset_with
+
+    def counted(self, **params):
+        calls.append(params)
+        return original(self, **params)
+
+    monkeypatch.setattr(GameInfo, "ruleset_with", counted)
+    env = MancalaEnv("en_dodoi", holes_per_row=7, max_cycles=20)
+    assert calls == [{"holes_per_row": 7, "max_plies": 40}] and env.game.variant == "en_dodoi_7"
+
+
+def test_none_is_the_games_own_value_for_every_env_family():
+    from mancala_envs import UnknownArgumentError
+    from mancala_envs.envs.aec import MancalaEnv
+    from mancala_envs.envs.single import SingleAgentEnv
+
+    assert MancalaEnv("songo_ewondo", holes_per_row=None).game == get_game("songo_ewondo")
+    assert SingleAgentEnv("songo_ewondo", holes_per_row=None, max_plies=None).game == get_game("songo_ewondo")
+    with pytest.raises(UnknownArgumentError, match="'bogus'"):  # an unknown name is refused, None or not
+        SingleAgentEnv("songo_ewondo", bogus=None)
+
+
+def test_unknown_parameter_error_and_the_deprecated_variant():
+    from mancala_envs.rulesets import EN_DODOI_INFO, UnknownParameterError
+
+    with pytest.raises(
+        UnknownParameterError, match=r"unknown parameter\(s\) seeds_per_hole for en_dodoi"
+    ) as e:
+        get_game("en_dodoi", seeds_per_hole=3)
+    assert e.value.unknown == ("seeds_per_hole",) and e.value.accepted == ("holes_per_row", "max_plies")
+    with pytest.warns(DeprecationWarning, match="ruleset_with"):
+        assert EN_DODOI_INFO.variant(holes_per_row=6) == EN_DODOI_INFO.ruleset_with(holes_per_row=6)
+
+
+def test_a_state_dict_of_another_variant_is_refused():
+    six, seven = get_game("en_dodoi", holes_per_row=6), get_game("en_dodoi", holes_per_row=7)
+    with pytest.raises(ValueError, match="a 'en_dodoi' position \\(holes_per_row 6\\)"):
+        seven.state_from_dict(six.initial_state().to_dict())
+    assert six.with_max_plies(5).state_from_dict(six.initial_state().to_dict()) is not None
