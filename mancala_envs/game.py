@@ -1,7 +1,7 @@
 """The public core API of RULES.md §5: :func:`get_game`, :class:`Game` (with :class:`State` and
 :class:`IllegalMoveError` from :mod:`mancala_envs.state`), batched kernels for speed-critical
 users (:meth:`Game.apply_batch`; :func:`~mancala_envs.random_play.random_games`) and a mutable
-:meth:`Game.cursor`. (Just over 400 lines: one class, the whole public API of RULES.md §5.)
+:meth:`Game.cursor`. (One class: the whole public API of RULES.md §5.)
 
 A :class:`Game` is a thin interpreter of one frozen :class:`~mancala_envs.rulesets.Ruleset`; every
 rule lives in :mod:`mancala_envs.core`. States are immutable: ``apply`` returns a new one. Every
