@@ -32,7 +32,7 @@ from numba import njit
 
 from mancala_envs.core import layout
 from mancala_envs.core.engine import new_work, play
-from mancala_envs.core.fast import inline_kernel, kernel
+from mancala_envs.core.fast import kernel
 from mancala_envs.rulesets import R_HOLES, R_MAX_PLIES
 
 WIN = 1_000_000  # value of a won game (plus the plies left, so that quicker wins rank higher)
@@ -237,7 +237,7 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
         )
 
 
-@inline_kernel
+@kernel
 def table_bound(key, left, ext, safe, p, lo, hi, tt_key, tt_val, tt_info, gen):
     """What the table says of frame ``p``'s node: ``(its move, whether it settles the node, the
     value then)``; an entry of the same search narrows the frame's window ``(lo, hi)``."""
@@ -254,7 +254,7 @@ def table_bound(key, left, ext, safe, p, lo, hi, tt_key, tt_val, tt_info, gen):
     return tt_move, cut, ret
 
 
-@inline_kernel
+@kernel
 def open_children(p, s, left, ext, tt_move, rules, weights, kids, scores, order, per_frame, work, ctx):
     """Expand frame ``p``'s node ``s``: its children in search order and the ``(left, ext)`` they
     are searched with; children that are leaves are settled at once by their static values (then
@@ -276,7 +276,7 @@ def open_children(p, s, left, ext, tt_move, rules, weights, kids, scores, order,
         nxt[p] = count[p]
 
 
-@inline_kernel
+@kernel
 def back_up(p, ret, stack, kids, order, nxt, best, best_move, lo, n):
     """Credit frame ``p``'s child under search with its value ``ret`` (for the child's mover:
     negated when that is not the node's) and move on to the next child."""
