@@ -188,8 +188,12 @@ async def api_info(request: Request) -> Response:
 
 
 async def api_position(request: Request) -> Response:  # cheap: not one-at-a-time
-    body = await read_body(request)
-    return JSONResponse(await run_in_threadpool(lambda: view(*position_part(body, ()))))
+    return JSONResponse(await run_in_threadpool(position_view, await read_body(request)))
+
+
+def position_view(body: dict[str, Any]) -> dict[str, Any]:
+    """``/api/position``'s answer: the board and status of the position in ``body``."""
+    return view(*position_part(body, ()))
 
 
 async def api_move(request: Request) -> Response:
