@@ -1,7 +1,7 @@
 """The public core API of RULES.md §5: :func:`get_game`, :class:`Game` (with :class:`State` and
 :class:`IllegalMoveError` from :mod:`mancala_envs.state`), batched kernels for speed-critical
 users (:meth:`Game.apply_batch`; :func:`~mancala_envs.random_play.random_games`) and a mutable
-:meth:`Game.cursor`. (Just over 400 lines: one class, the whole public API of RULES.md §5.)
+:meth:`Game.cursor`. (One class: the whole public API of RULES.md §5.)
 
 A :class:`Game` is a thin interpreter of one frozen :class:`~mancala_envs.rulesets.Ruleset`; every
 rule lives in :mod:`mancala_envs.core`. States are immutable: ``apply`` returns a new one. Every
@@ -71,14 +71,16 @@ def _as_array(values: object, what: str) -> np.ndarray:
 
 
 def outcome(winner: int | None, seat: int) -> int:
-    """+1 if ``seat`` won, -1 if it lost, 0 for a draw or no winner (the core's ``outcome_for``).
-    ``winner``: a seat (0, 1), -1 (a draw), -2 or None (no winner); ``ValueError`` otherwise."""
+    """A game's outcome for ``seat``: +1 if ``seat`` won, -1 if it lost, 0 for a draw or no winner
+    (the core's :func:`~mancala_envs.core.engine.outcome`, its input checked). ``winner``: a seat
+    (0, 1), -1 (a draw), -2 or None (no winner); ``ValueError`` otherwise. A state's outcome for a
+    player is ``outcome(state.winner, player)`` (0 while it runs or once truncated)."""
     code = NO_WINNER if winner is None else as_int(winner, "winner")
     if code not in (0, 1, -1, NO_WINNER):
         raise ValueError(f"winner must be 0, 1, -1 (draw), -2 or None (no winner), got {winner!r}")
     if as_int(seat, "seat") not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-    return int(engine.outcome_for(code, int(seat)))
+    return int(engine.outcome(code, int(seat)))
 
 
 def require_game(game: object) -> Game:

@@ -1,4 +1,4 @@
-"""Optimality suites (mancala_envs.tablebase.suites) and the optimality metric
+"""Optimality suites (mancala_envs.tablebase.optimality_suite) and the optimality metric
 (mancala_envs.evaluation.optimality)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from mancala_envs.agents.base import Agent
 from mancala_envs.agents.perfect import PerfectAgent
 from mancala_envs.cli.main import main as mancala
 from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
-from mancala_envs.evaluation.suites import make_suite
-from mancala_envs.tablebase.suites import informative, load_suite, read_suite, write_suite
+from mancala_envs.evaluation.suite_sampling import make_suite
+from mancala_envs.tablebase.optimality_suite import informative, load_suite, read_suite, write_suite
 
 
 @pytest.fixture(scope="module")

@@ -337,7 +337,7 @@ def test_eval_optimality_logs_the_learners_rate_on_the_shipped_suite(tmp_path):
     last one is mancala_envs.evaluation.optimality of the saved policy (a run's own max_plies does not
     matter)."""
     from mancala_envs.evaluation.optimality import optimality
-    from mancala_envs.tablebase.suites import load_suite
+    from mancala_envs.tablebase.optimality_suite import load_suite
 
     run = tmp_path / "optimality"
     train(*TINY, "--game", "sadeqa_ii", "--max-plies", "60", "--eval-optimality", "--out", str(run))

@@ -300,14 +300,14 @@ def one_move_from_the_end(game, outcome):
     """A running position of seeded random play with two or more legal moves, one of which ends
     the game at once with a win for the mover (``outcome`` 1), or all of which end it with his
     loss (``outcome`` -1): its exact value is ``outcome``, whatever a column searches."""
-    from mancala_envs.tablebase.proof import end_result
+    from mancala_envs import outcome as outcome_of
 
     for seed in range(500):
         state, rng = game.initial_state(), np.random.default_rng(seed)
         while not state.is_over:
             legal = game.legal_actions(state)
             ends = [game.apply(state, a) for a in legal]
-            results = [end_result(c, state.to_move) if c.is_over else None for c in ends]
+            results = [outcome_of(c.winner, state.to_move) if c.is_over else None for c in ends]
             if len(legal) > 1 and (1 in results if outcome == 1 else set(results) == {-1}):
                 return state
             state = ends[rng.integers(len(legal))]
@@ -350,13 +350,13 @@ def test_info_names_the_networks_loaded(tmp_path):
     the server has it loaded already: every network the warm-up ran when the workers warmed up
     (``mancala serve`` always does), none when they start cold."""
     pytest.importorskip("torch", reason="the networks need torch")
-    from mancala_envs.web.service import Server, networks_loaded
+    from mancala_envs.web.service import Resources, networks_loaded
 
     with TestClient(create_app(tables=tmp_path, workers=1, warm=False), raise_server_exceptions=False) as c:
         c.get("/")
         assert c.get("/api/info").json()["networks_loaded"] == []
-    server = Server(records=None, tables=tmp_path, max_seconds=2.0)
-    assert networks_loaded(server, warmed=True) == ["az", "policy"]
+    resources = Resources(records=None, tables=tmp_path, max_seconds=2.0)
+    assert networks_loaded(resources, warmed=True) == ["az", "policy"]
 
 
 # ---------------------------------------------------------------- records and exports
@@ -408,10 +408,10 @@ def test_the_record_list_is_read_again_only_when_a_file_changes(tables, tmp_path
     path.write_text(recs[0].to_json() + "\n", encoding="utf-8")
     with TestClient(create_app(records=tmp_path, tables=tables, workers=1, warm=False)) as c:
         assert len(c.get("/api/records").json()["files"][0]["games"]) == 1
-        server = c.app.state.server
-        assert len(server.listed) == 1
+        resources = c.app.state.resources
+        assert len(resources.listed) == 1
         c.get("/api/records")
-        assert len(server.listed) == 1  # not read again
+        assert len(resources.listed) == 1  # not read again
         path.write_text("".join(r.to_json() + "\n" for r in recs), encoding="utf-8")
         assert len(c.get("/api/records").json()["files"][0]["games"]) == 3
         assert c.get("/api/records/0/2").json()["moves"] == recs[2].moves  # the detail, from a worker
@@ -504,8 +504,7 @@ def test_wrong_methods_and_routes(client):
 def test_one_computation_at_a_time_per_session(client):
     sid = client.cookies.get(SESSION_COOKIE)
     assert sid
-    server = client.app.state.server
-    lock = server.sessions.setdefault(sid, __import__("threading").Lock())
+    lock = client.app.state.resources.sessions.setdefault(sid, __import__("threading").Lock())
     move = body("songo_ewondo", {}, agent="greedy")
     with lock:
         message = error_of(client.post("/api/move", json=move), 429)
@@ -519,10 +518,10 @@ def test_the_warm_up_does_every_kind_of_work_the_server_serves(tables):
     the warm-up ran only minimax and mcts. It now runs, per game, each agent's move and each
     analysis column (the table's where there is one), every one of them without an error."""
     pytest.importorskip("torch", reason="the networks need torch")
-    from mancala_envs.web.service import WORK, Server, warm_up_requests
+    from mancala_envs.web.service import WORK, Resources, warm_up_requests
 
-    server = Server(records=None, tables=tables, max_seconds=2.0)
-    requests = warm_up_requests(server)
+    resources = Resources(records=None, tables=tables, max_seconds=2.0)
+    requests = warm_up_requests(resources)
     for name, params in NARROWEST:
         done = [(kind, b) for kind, b in requests if b["game"] == name and b["params"] == params]
         agents = {b["agent"].split(":")[0] for kind, b in done if kind == "move"}
@@ -536,7 +535,7 @@ def test_the_warm_up_does_every_kind_of_work_the_server_serves(tables):
     refused = []
     for kind, request in requests:
         try:
-            WORK[kind](server, request)
+            WORK[kind](resources, request)
         except ValueError as e:  # what the server refuses (400) is skipped by the warm-up
             refused.append((request["game"], request["params"], request.get("agent"), str(e)))
     # only the shipped policy's missing widths: it plays En Dodoi at 6 holes a row only

@@ -153,9 +153,9 @@ def test_the_wheel_is_one_package_with_its_data(installed: Installed):
     assert not [n for n in names if "examples" in n or n.endswith(".hdf5")]  # docs' example datasets stay out
     wanted = [f"mancala_envs/models/{name}" for name in shipped]
     wanted += ["mancala_envs/training/configs.toml"]
-    suites = sorted((ROOT / "mancala_envs" / "tablebase" / "suites").glob("*.jsonl"))
+    suites = sorted((ROOT / "mancala_envs" / "tablebase" / "shipped_suites").glob("*.jsonl"))
     assert suites
-    wanted += [f"mancala_envs/tablebase/suites/{p.name}" for p in suites]
+    wanted += [f"mancala_envs/tablebase/shipped_suites/{p.name}" for p in suites]
     wanted += [f"mancala_envs/web/static/{name}" for name in ("index.html", "app.js", "style.css")]
     solves = ROOT / "results" / "solve"  # the shipped proofs (issue 43 item 18)
     shipped_solves = [*solves.rglob("*.jsonl.gz"), *solves.glob("*/solution.json")]

@@ -53,7 +53,7 @@ from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
 from mancala_envs.evaluation.optimality import BLUNDER_KINDS, optimality
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
-from mancala_envs.tablebase.suites import load_suite
+from mancala_envs.tablebase.optimality_suite import load_suite
 from mancala_envs.training.args import (
     SHIPPED_OVERRIDES,
     RunArgs,

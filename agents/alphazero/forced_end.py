@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mancala_envs.core.engine import decided_winner, new_work, outcome_for, play
+from mancala_envs.core.engine import decided_winner, new_work, outcome, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import RUNNING, copy_row, off_mask, off_status, off_to_move, off_winner
 from mancala_envs.rulesets import R_HOLES
@@ -33,10 +33,10 @@ MAX_PLIES = 64  # the deepest forced end looked for
 @kernel
 def ends_for(state, n, leader):
     """``(over, leader won)`` of a position, by the one result helper
-    (:func:`~mancala_envs.core.engine.outcome_for`: a truncated game has no winner)."""
+    (:func:`~mancala_envs.core.engine.outcome`: a truncated game has no winner)."""
     if state[off_status(n)] == RUNNING:
         return False, False
-    return True, outcome_for(state[off_winner(n)], leader) == 1
+    return True, outcome(state[off_winner(n)], leader) == 1
 
 
 @kernel

@@ -17,7 +17,7 @@ One search (:meth:`GumbelSearch.run`) is
 3. :func:`root_outputs` — the action to play, the improved policy, visits and completed Q.
 
 Values are exact where the core knows the result: a finished game is worth its outcome
-(:func:`~mancala_envs.core.engine.outcome_for`, 0 for a truncated game), and so, with
+(:func:`~mancala_envs.core.engine.outcome`, 0 for a truncated game), and so, with
 ``settle_decided`` (the default), is a game won on captures once one player holds more than half
 the seeds (:func:`mancala_envs.core.engine.decided_winner`). That shortcut is not the rules' result:
 the
@@ -45,7 +45,7 @@ from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_
 from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
 from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
 from mancala_envs.core.batch import lookahead_into, lookahead_width, view_into, view_size
-from mancala_envs.core.engine import decided_winner, new_work, outcome_for, play
+from mancala_envs.core.engine import decided_winner, new_work, outcome, play
 from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import (
     DONE,
@@ -78,12 +78,12 @@ def exact_value(state, rules, settle_decided, discount):
     n = rules[R_HOLES]
     status = state[off_status(n)]
     if status == DONE:
-        return True, float(outcome_for(state[off_winner(n)], 0))
+        return True, float(outcome(state[off_winner(n)], 0))
     if status == TRUNCATED:
         return True, 0.0
     decided = decided_winner(state, rules) if settle_decided else NO_WINNER
     if decided >= 0:
-        return True, float(outcome_for(decided, 0)) * (1.0 - discount * unfinished_share(state, rules))
+        return True, float(outcome(decided, 0)) * (1.0 - discount * unfinished_share(state, rules))
     return False, 0.0
 
 

@@ -4,7 +4,7 @@ and one uniformly random rollout per simulation.
 
 Moves are the engine's (:func:`~mancala_envs.core.engine.play`; rollouts use its mask-free random
 player, :func:`~mancala_envs.core.engine.play_random`). A rollout's result is credited by player
-id with the core's result helper: ``(outcome_for(winner, mover) + 1) / 2`` — 1 / 0.5 / 0 for a
+id with the core's result helper: ``(outcome(winner, mover) + 1) / 2`` — 1 / 0.5 / 0 for a
 win, a draw or truncation, a loss — to the player who made the move into each node.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core import layout
-from mancala_envs.core.engine import decided_winner, new_work, outcome_for, play, play_random
+from mancala_envs.core.engine import decided_winner, new_work, outcome, play, play_random
 from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.rulesets import R_HOLES
 
@@ -96,5 +96,5 @@ def mcts_run(sims, c, rules, rng, states, children, visits, value, mover, n_node
         for i in range(depth):
             nd = path[i]
             visits[nd] += 1.0
-            value[nd] += (outcome_for(winner, mover[nd]) + 1) * 0.5
+            value[nd] += (outcome(winner, mover[nd]) + 1) * 0.5
     return n_nodes

@@ -207,31 +207,13 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
                 lo0[p] = lo[p]
                 # no line below can reach max_plies: the value does not depend on the ply count
                 safe[p] = s[layout.off_ply(n)] + plies_below(left, ext) < max_plies
-                tt_move, flag = tt_probe(key, left, ext, tt_key, tt_info, gen)
-                cut = False
-                if flag >= 0 and safe[p]:
-                    ret = tt_val[key & (tt_key.shape[0] - 1)]
-                    if flag == LOWER and ret > lo[p]:
-                        lo[p] = ret
-                    elif flag == UPPER and ret < hi[p]:
-                        hi[p] = ret
-                    cut = flag == EXACT or lo[p] >= hi[p]
+                tt_move, cut, ret = table_bound(
+                    key, left, ext, safe[p], p, lo, hi, tt_key, tt_val, tt_info, gen
+                )
                 if not cut:
-                    count[p] = expand(
-                        s, left, tt_move, rules, weights, kids[p], scores[p], order[p], work, ctx
+                    open_children(
+                        p, s, left, ext, tt_move, rules, weights, kids, scores, order, per_frame, work, ctx
                     )
-                    best[p] = -INF
-                    best_move[p] = order[p, 0]
-                    nxt[p] = 0
-                    child_ext[p], extend = child_extension(s, n, count[p], ext, weights)
-                    child_left[p] = left if extend else left - 1
-                    if child_left[p] == 0:  # children are leaves: their static values are final
-                        for k in range(count[p]):
-                            a = order[p, k]
-                            if scores[p, a] > best[p]:
-                                best[p] = scores[p, a]
-                                best_move[p] = a
-                        nxt[p] = count[p]
                     if nxt[p] < count[p]:
                         p = descend(
                             p, order[p, 0], stack, kids, left_at, ext_at, child_left, child_ext, lo, hi, n
@@ -245,15 +227,7 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
         if p == 0 or ctx[CTX_ABORTED]:
             return ret if not ctx[CTX_ABORTED] else 0
         p -= 1
-        s = stack[p]
-        a = order[p, nxt[p]]
-        v = ret if kids[p, a, layout.off_to_move(n)] == s[layout.off_to_move(n)] else -ret
-        nxt[p] += 1
-        if v > best[p]:
-            best[p] = v
-            best_move[p] = a
-        if v > lo[p]:
-            lo[p] = v
+        back_up(p, ret, stack, kids, order, nxt, best, best_move, lo, n)
         if lo[p] < hi[p] and nxt[p] < count[p]:
             p = descend(p, order[p, nxt[p]], stack, kids, left_at, ext_at, child_left, child_ext, lo, hi, n)
             entering = True
@@ -261,6 +235,59 @@ def negamax(root, depth, alpha, beta, rules, weights, tt_key, tt_val, tt_info, c
         ret = finish_node(
             p, keys, lo0, hi, best, best_move, safe, left_at, ext_at, tt_key, tt_val, tt_info, gen
         )
+
+
+@kernel
+def table_bound(key, left, ext, safe, p, lo, hi, tt_key, tt_val, tt_info, gen):
+    """What the table says of frame ``p``'s node: ``(its move, whether it settles the node, the
+    value then)``; an entry of the same search narrows the frame's window ``(lo, hi)``."""
+    tt_move, flag = tt_probe(key, left, ext, tt_key, tt_info, gen)
+    ret = 0
+    cut = False
+    if flag >= 0 and safe:
+        ret = tt_val[key & (tt_key.shape[0] - 1)]
+        if flag == LOWER and ret > lo[p]:
+            lo[p] = ret
+        elif flag == UPPER and ret < hi[p]:
+            hi[p] = ret
+        cut = flag == EXACT or lo[p] >= hi[p]
+    return tt_move, cut, ret
+
+
+@kernel
+def open_children(p, s, left, ext, tt_move, rules, weights, kids, scores, order, per_frame, work, ctx):
+    """Expand frame ``p``'s node ``s``: its children in search order and the ``(left, ext)`` they
+    are searched with; children that are leaves are settled at once by their static values (then
+    ``nxt = count``: none left to search)."""
+    n = rules[R_HOLES]
+    count, nxt, _, _, _, best, best_move, _, _, _, child_left, child_ext = per_frame
+    count[p] = expand(s, left, tt_move, rules, weights, kids[p], scores[p], order[p], work, ctx)
+    best[p] = -INF
+    best_move[p] = order[p, 0]
+    nxt[p] = 0
+    child_ext[p], extend = child_extension(s, n, count[p], ext, weights)
+    child_left[p] = left if extend else left - 1
+    if child_left[p] == 0:  # children are leaves: their static values are final
+        for k in range(count[p]):
+            a = order[p, k]
+            if scores[p, a] > best[p]:
+                best[p] = scores[p, a]
+                best_move[p] = a
+        nxt[p] = count[p]
+
+
+@kernel
+def back_up(p, ret, stack, kids, order, nxt, best, best_move, lo, n):
+    """Credit frame ``p``'s child under search with its value ``ret`` (for the child's mover:
+    negated when that is not the node's) and move on to the next child."""
+    a = order[p, nxt[p]]
+    v = ret if kids[p, a, layout.off_to_move(n)] == stack[p, layout.off_to_move(n)] else -ret
+    nxt[p] += 1
+    if v > best[p]:
+        best[p] = v
+        best_move[p] = a
+    if v > lo[p]:
+        lo[p] = v
 
 
 @kernel

@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mancala_envs import GAMES, Game, State, get_game
+from mancala_envs import GAMES, Game, State, get_game, outcome
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
@@ -43,7 +43,6 @@ from mancala_envs.tablebase.proof import (
     ProofError,
     Verdict,
     check_proof,
-    end_result,
     position_key,
     proof_game,
     read_header,
@@ -206,7 +205,7 @@ def _solve(args: argparse.Namespace) -> int:
             sign = 1 if after.to_move == choice.to_move else -1  # values are for the player to move
             child: dict[str, Any]
             if after.is_over:
-                value, child = end_result(after, choice.to_move), {"leaf": "end"}
+                value, child = outcome(after.winner, choice.to_move), {"leaf": "end"}
             elif table.covers(after):
                 value, child = sign * table.outcome(after), {"leaf": "table"}
             else:

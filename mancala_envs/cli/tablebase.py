@@ -22,14 +22,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mancala_envs import GAMES, Game, get_game
-from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
+from mancala_envs.evaluation.suite_sampling import SUITE_AGENTS, make_suite
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
 from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.builder import build
-from mancala_envs.tablebase.suites import write_suite
+from mancala_envs.tablebase.optimality_suite import write_suite
 from mancala_envs.tablebase.table import NO_MOVE, Tablebase, load
 
 PROG = "mancala tablebase"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mancala_envs.core.engine import new_work, outcome_for, play
+from mancala_envs.core.engine import new_work, outcome, play
 from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import (
     RUNNING,
@@ -124,7 +124,7 @@ def move_block_into(before, action, p, rules, work, after, out):
     out[0] = 1
     out[1] = 1 if not over and after[off_to_move(n)] == p else 0
     out[2] = 1 if over else 0
-    out[3] = outcome_for(after[off_winner(n)], p) if over else 0
+    out[3] = outcome(after[off_winner(n)], p) if over else 0
     view_into(after, p, rules, 1, out[LOOKAHEAD_FLAGS:])
 
 

@@ -17,6 +17,8 @@ would have.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import njit
 
@@ -270,9 +272,10 @@ def initial_state(rules, first_player):
 
 
 @kernel
-def outcome_for(winner, seat):
-    """The one result -> score helper: +1 if ``seat`` won, -1 if it lost, 0 for a draw or no
-    winner (a running or truncated game). Score = (outcome + 1) / 2, reward = outcome."""
+def outcome(winner, seat):
+    """A game's outcome for ``seat``, the one implementation of it: +1 if ``seat`` won, -1 if it
+    lost, 0 for a draw or no winner (a running or truncated game). Score = (outcome + 1) / 2,
+    reward = outcome. Checked for Python callers: :func:`mancala_envs.outcome`."""
     if winner == seat:
         return 1
     if winner == 1 - seat:
@@ -334,3 +337,12 @@ def mask_bits(state, n):
         if state[off_mask(n) + a]:
             bits |= 1 << a
     return bits
+
+
+def __getattr__(name: str):
+    """``outcome_for``, the old name of :func:`outcome`, still works (with a ``DeprecationWarning``)."""
+    if name == "outcome_for":
+        message = "mancala_envs.core.engine.outcome_for is deprecated: use outcome"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return outcome
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

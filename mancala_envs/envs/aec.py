@@ -1,5 +1,5 @@
-"""One generic PettingZoo AEC environment, :class:`MancalaEnv`, over the rules core (just over
-400 lines: one class, the AEC interface with its built-in wrapper guarantees).
+"""One generic PettingZoo AEC environment, :class:`MancalaEnv`, over the rules core (one class: the
+AEC interface with its built-in wrapper guarantees).
 
 A game is data: the class takes a game name (or a :class:`~mancala_envs.Game`) and every rule is
 the core's (:func:`mancala_envs.core.engine.play`). The per-game modules (``songo_ewondo_v0``,

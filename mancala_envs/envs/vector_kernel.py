@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.batch import view_into
-from mancala_envs.core.engine import outcome_for, play, play_random, resolve
+from mancala_envs.core.engine import outcome, play, play_random, resolve
 from mancala_envs.core.fast import kernel, random_below
 from mancala_envs.core.layout import (
     RUNNING,
@@ -136,7 +136,7 @@ def step_game(i, mode, rng, random_opponent, games, starts, rules, scale, out, c
     while True:
         seat = seats[i]
         if state[off_status(n)] != RUNNING:
-            reward = float(outcome_for(state[off_winner(n)], seat))
+            reward = float(outcome(state[off_winner(n)], seat))
             record_end(i, state, seat, reward, False, rules, scale, out)
             new_episode(state, seats, i, starts, rng)
             fresh = False

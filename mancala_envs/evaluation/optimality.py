@@ -4,7 +4,7 @@
 
     mancala optimality GAME AGENT... [--holes-per-row N] [--suite FILE] [--seed S] [--out FILE]
 
-A suite (:mod:`mancala_envs.tablebase.suites`) holds positions with their exact outcome ``G`` for
+A suite (:mod:`mancala_envs.tablebase.optimality_suite`) holds positions with their exact outcome ``G`` for
 the player to move and the outcome of every legal move (TABLEBASE.md §3). The agent acts once
 per position; the move is *optimal* when its outcome equals ``G``. Reported: the optimal share
 with a 95% Wilson interval over the positions, and the blunders by kind — ``win->draw``,
@@ -27,7 +27,7 @@ from mancala_envs.evaluation.arena.matches import wilson_interval
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.results import provenance, write_result
 from mancala_envs.rulesets import parameter_help
-from mancala_envs.tablebase.suites import SuiteEntry, load_suite
+from mancala_envs.tablebase.optimality_suite import SuiteEntry, load_suite
 
 WORDS = {1: "win", 0: "draw", -1: "loss"}
 BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")

@@ -223,7 +223,7 @@ class JaxEnv(pgx.Env):
 
 
 def outcome_of(winner: jax.Array) -> jax.Array:
-    """Rewards by player id: +1 to the winner, -1 to the loser, 0 for a draw (``outcome_for``)."""
+    """Rewards by player id: +1 to the winner, -1 to the loser, 0 for a draw (``outcome``)."""
     players = jnp.arange(2)
     return jnp.where(winner == players, 1.0, jnp.where(winner == 1 - players, -1.0, 0.0)).astype(jnp.float32)
 

@@ -9,8 +9,8 @@
 :func:`build` (:mod:`~.builder`) makes or extends a table, :func:`load` (:mod:`~.table`) opens
 one; :mod:`~.index` numbers positions, :mod:`~mancala_envs.tablebase.kernels` and :mod:`~.sweeps`
 compute the values, :mod:`~.probe` reads them, :mod:`~.store` keeps them on disk,
-:mod:`~mancala_envs.tablebase.suites` reads and writes optimality suites (one ships per game in
-``suites/``; :mod:`mancala_envs.evaluation.suites` makes them); ``mancala tablebase
+:mod:`~.optimality_suite` reads and writes optimality suites (one ships per game in
+``shipped_suites/``; :mod:`mancala_envs.evaluation.suite_sampling` makes them); ``mancala tablebase
 build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`. :func:`solve` (:mod:`~.solve`) proves a
 position's value by a forward search down to a table, and :func:`check_proof` (:mod:`~.proof`)
 checks such a proof (TABLEBASE.md §5; ``mancala solve`` is :mod:`mancala_envs.cli.solve`).

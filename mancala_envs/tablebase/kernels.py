@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from mancala_envs.core.engine import finish_game, new_work, outcome_for, play
+from mancala_envs.core.engine import finish_game, new_work, outcome, play
 from mancala_envs.core.fast import inline_kernel, kernel
 from mancala_envs.core.layout import (
     DONE,
@@ -82,7 +82,7 @@ def move_gain(child, n, rules):
         cap = off_captured(n)
         return child[cap] - child[cap + 1]
     if child[off_status(n)] == DONE:
-        return outcome_for(child[off_winner(n)], 0)
+        return outcome(child[off_winner(n)], 0)
     return 0
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,8 +60,13 @@ def position_key(state: State) -> tuple:
 
 
 def end_result(state: State, player: int) -> int:
-    """``player``'s result (+1 / 0 / -1) of a finished game; a truncated one is a draw."""
-    return outcome(state.winner if state.done else None, player)
+    """Deprecated: ``outcome(state.winner, player)`` (:func:`mancala_envs.outcome`)."""
+    warnings.warn(
+        "mancala_envs.tablebase.proof.end_result is deprecated: use outcome(state.winner, player)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return outcome(state.winner, player)
 
 
 class ProofError(ValueError):
@@ -329,7 +335,7 @@ def check_node(game: Game, table, claim: str, player: int, nid, state: State, mo
         if child == "end":
             if not after.done:
                 raise ProofError(f"node {nid}, move {action}: the game does not end")
-            if not satisfies(claim, end_result(after, player)):
+            if not satisfies(claim, outcome(after.winner, player)):
                 raise ProofError(f"node {nid}, move {action}: the game ends against the claim {claim}")
         elif child == "table":
             if after.is_over or not table.covers(after):

@@ -23,11 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs.game import Game
+from mancala_envs.game import Game, outcome
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 from mancala_envs.state import State
 from mancala_envs.tablebase.proof import (
-    end_result,
     header,
     position_key,
     satisfies,
@@ -100,7 +99,7 @@ class Prover:
         if after.truncated:
             return TRUNCATED
         if after.is_over:
-            return end_result(after, self.player)
+            return outcome(after.winner, self.player)
         if self.table.covers(after):
             value = self.table.outcome(after)
             return value if after.to_move == self.player else -value

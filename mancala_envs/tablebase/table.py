@@ -123,7 +123,8 @@ class Tablebase:
         return int(probe.lead(self._check_state(state).array, self.rules))
 
     def outcome(self, state: State) -> int:
-        """+1 / 0 / -1 for ``state.to_move`` under optimal play, with ``d`` from ``state.captured``."""
+        """The outcome (+1 / 0 / -1, as :func:`mancala_envs.outcome`) for ``state.to_move`` under
+        optimal play, with ``d`` from ``state.captured``."""
         a, b, _, _ = self._index_values(self._covered(state))
         return int(probe.outcome_of(self.lead(state), a, b))
 

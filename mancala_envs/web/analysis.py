@@ -33,14 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs import Game, State, tablebase
+from mancala_envs import Game, State, outcome, tablebase
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.mcts.agent import MCTSAgent
 from mancala_envs.agents.minimax.agent import MinimaxAgent
 from mancala_envs.agents.minimax.alphabeta import W_CAPTURED, W_HOLES, W_ROW, WIN
 from mancala_envs.agents.policies.policy import PolicyAgent
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
-from mancala_envs.tablebase.proof import end_result
 
 COLUMNS = ("network", "search", "minimax", "exact")
 OUTCOME_WORDS = {1: "win", 0: "draw", -1: "loss"}  # the words of a result, in every column
@@ -87,7 +86,7 @@ def network_column(game: Game, state: State, agent: AZAgent | PolicyAgent) -> di
     prior = np.exp(logits - logits.max())
     prior /= prior.sum()
     running = [a for a, c in kids.items() if not c.is_over]
-    values: dict[int, float] = {a: float(end_result(c, mover)) for a, c in kids.items() if c.is_over}
+    values: dict[int, float] = {a: float(outcome(c.winner, mover)) for a, c in kids.items() if c.is_over}
     inputs = agent.inputs(game, np.stack([state.array] + [kids[a].array for a in running]))
     if isinstance(agent, AZAgent):
         v = agent.evaluator(game)(np.ascontiguousarray(inputs, dtype=np.float32))[1]
@@ -185,7 +184,7 @@ def exact_column(game: Game, state: State, tb: tablebase.Tablebase) -> dict[str,
             child.captured[1 - mover] - state.captured[1 - mover]
         )
         if child.is_over:
-            value = end_result(child, mover)
+            value = outcome(child.winner, mover)
             lo = hi = gain
         elif tb.covers(child):
             same = child.to_move == mover

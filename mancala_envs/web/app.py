@@ -29,21 +29,23 @@ import contextlib
 import json
 import os
 import secrets
+import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import State
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mancala_envs.tablebase import store
 from mancala_envs.web.checks import MAX_BODY_BYTES, require_dict
-from mancala_envs.web.service import NotFound, Server, info, position_part, record_list, view
+from mancala_envs.web.service import NotFound, Resources, info, position_part, record_list, view
 from mancala_envs.web.workers import DEFAULT_QUEUE, Overloaded, Pool, Settings, Stopping, default_workers
 
 STATIC = Path(__file__).parent / "static"
@@ -112,7 +114,8 @@ def create_app(
     default :func:`mancala_envs.tablebase.default_dir`), ``max_seconds`` the cap of every search,
     ``workers`` the worker processes (default :func:`~mancala_envs.web.workers.default_workers`),
     ``queue`` the computations that may wait for one, ``warm`` whether the workers warm up before
-    they are ready. The pool starts with the app (or ``app.state.pool.start()``)."""
+    they are ready. The pool starts with the app (or ``app.state.pool.start()``); the handlers
+    reach both through ``request.app.state`` (``resources``, ``pool``)."""
     if (
         isinstance(max_seconds, bool)
         or not isinstance(max_seconds, (int, float))
@@ -121,78 +124,104 @@ def create_app(
         raise ValueError(f"max_seconds must be a number in (0, 600], got {max_seconds!r}")
     if records is not None and not Path(records).is_dir():
         raise ValueError(f"the records folder {records} is not a folder")
-    server = Server(
+    resources = Resources(
         records=None if records is None else Path(records).resolve(),
         tables=Path(tables) if tables is not None else store.default_dir(),
         max_seconds=float(max_seconds),
     )
-    settings = Settings(server.records, server.tables, server.max_seconds)
-    pool = Pool(settings, default_workers() if workers is None else workers, queue, warm)
+    settings = Settings(resources.records, resources.tables, resources.max_seconds)
+    app = Starlette(routes=routes(), exception_handlers=dict(HANDLERS), lifespan=lifespan)
+    app.state = AppState()
+    app.state.resources = resources
+    app.state.pool = Pool(settings, default_workers() if workers is None else workers, queue, warm)
+    return app
 
-    async def run(request: Request, kind: str, body: dict[str, Any]) -> Any:
-        """``WORK[kind](server, body)`` in the pool, one at a time per page session (429 while one
-        runs)."""
-        sid = request.cookies.get(SESSION_COOKIE) or (request.client.host if request.client else "?")
-        lock = server.session_lock(sid)
-        if not lock.acquire(blocking=False):
-            raise Busy
-        try:
-            return await pool.run(kind, body)
-        finally:
-            lock.release()
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await run_in_threadpool(pool.start)
-        try:
-            yield
-        finally:
-            await run_in_threadpool(pool.stop)
+class AppState(State):
+    """``app.state``, where ``server``, the old name of ``resources``, still reads (deprecated)."""
 
-    async def page(request: Request) -> Response:
-        html = (STATIC / "index.html").read_text(encoding="utf-8")
-        response = HTMLResponse(html)
-        if SESSION_COOKIE not in request.cookies:
-            response.set_cookie(SESSION_COOKIE, secrets.token_urlsafe(16), httponly=True, samesite="strict")
-        return response
+    def __getattr__(self, key: str) -> Any:
+        if key == "server":
+            warnings.warn("app.state.server is deprecated: use app.state.resources", DeprecationWarning, 2)
+            key = "resources"
+        return super().__getattr__(key)
 
-    async def api_info(request: Request) -> Response:
-        # warmed workers hold every network the warm-up ran: the page need not announce a compile
-        return JSONResponse(await run_in_threadpool(info, server, pool.warm))
 
-    async def api_position(request: Request) -> Response:  # cheap: not one-at-a-time
-        body = await read_body(request)
-        return JSONResponse(await run_in_threadpool(lambda: view(*position_part(body, ()))))
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    """The app's worker pool runs while the app does."""
+    await run_in_threadpool(app.state.pool.start)
+    try:
+        yield
+    finally:
+        await run_in_threadpool(app.state.pool.stop)
 
-    async def api_move(request: Request) -> Response:
-        return JSONResponse(await run(request, "move", await read_body(request)))
 
-    async def api_analyse(request: Request) -> Response:
-        return JSONResponse(await run(request, "analyse", await read_body(request)))
+# ---------------------------------------------------------------- routes
 
-    async def api_records(request: Request) -> Response:  # cheap: not one-at-a-time
-        return JSONResponse(await run_in_threadpool(record_list, server))
 
-    async def api_record(request: Request) -> Response:  # reads and replays a file: in a worker
-        where = {"file": request.path_params["file"], "index": request.path_params["index"]}
-        return JSONResponse(await run(request, "record", where))
+async def in_pool(request: Request, kind: str, body: dict[str, Any]) -> Any:
+    """``WORK[kind](resources, body)`` in the pool, one at a time per page session (429 while one
+    runs)."""
+    sid = request.cookies.get(SESSION_COOKIE) or (request.client.host if request.client else "?")
+    lock = request.app.state.resources.session_lock(sid)
+    if not lock.acquire(blocking=False):
+        raise Busy
+    try:
+        return await request.app.state.pool.run(kind, body)
+    finally:
+        lock.release()
 
-    async def api_export(request: Request) -> Response:
-        content, media, name = await run(request, "export", await read_body(request))
-        disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
-        return Response(content, media_type=media, headers=disposition)
 
-    async def bad_request(request: Request, exc: Exception) -> Response:
-        return error(400, str(exc))
+async def page(request: Request) -> Response:
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    response = HTMLResponse(html)
+    if SESSION_COOKIE not in request.cookies:
+        response.set_cookie(SESSION_COOKIE, secrets.token_urlsafe(16), httponly=True, samesite="strict")
+    return response
 
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return error(404, str(exc))
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return error(exc.status_code, str(exc.detail))
+async def api_info(request: Request) -> Response:
+    # warmed workers hold every network the warm-up ran: the page need not announce a compile
+    state = request.app.state
+    return JSONResponse(await run_in_threadpool(info, state.resources, state.pool.warm))
 
-    routes = [
+
+async def api_position(request: Request) -> Response:  # cheap: not one-at-a-time
+    return JSONResponse(await run_in_threadpool(position_view, await read_body(request)))
+
+
+def position_view(body: dict[str, Any]) -> dict[str, Any]:
+    """``/api/position``'s answer: the board and status of the position in ``body``."""
+    return view(*position_part(body, ()))
+
+
+async def api_move(request: Request) -> Response:
+    return JSONResponse(await in_pool(request, "move", await read_body(request)))
+
+
+async def api_analyse(request: Request) -> Response:
+    return JSONResponse(await in_pool(request, "analyse", await read_body(request)))
+
+
+async def api_records(request: Request) -> Response:  # cheap: not one-at-a-time
+    return JSONResponse(await run_in_threadpool(record_list, request.app.state.resources))
+
+
+async def api_record(request: Request) -> Response:  # reads and replays a file: in a worker
+    where = {"file": request.path_params["file"], "index": request.path_params["index"]}
+    return JSONResponse(await in_pool(request, "record", where))
+
+
+async def api_export(request: Request) -> Response:
+    content, media, name = await in_pool(request, "export", await read_body(request))
+    disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+    return Response(content, media_type=media, headers=disposition)
+
+
+def routes() -> list[BaseRoute]:
+    """The page, the JSON API (module docstring) and the static files."""
+    return [
         Route("/", page),
         Route("/api/info", api_info),
         Route("/api/position", api_position, methods=["POST"]),
@@ -203,19 +232,34 @@ def create_app(
         Route("/api/export", api_export, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers: dict[Any, Any] = {
-        ValueError: bad_request,
-        NotFound: not_found,
-        TooLarge: lambda r, e: error(413, f"the request body is over {MAX_BODY_BYTES} bytes"),
-        Busy: lambda r, e: error(429, "a computation is already running for this page; wait for it"),
-        Overloaded: overloaded,
-        Stopping: lambda r, e: error(503, str(e)),
-        HTTPException: http_error,
-    }
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
-    app.state.server = server
-    app.state.pool = pool
-    return app
+
+
+# ---------------------------------------------------------------- errors
+
+
+async def bad_request(request: Request, exc: Exception) -> Response:
+    return error(400, str(exc))
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    return error(404, str(exc))
+
+
+async def too_large(request: Request, exc: Exception) -> Response:
+    return error(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+
+
+async def busy(request: Request, exc: Exception) -> Response:
+    return error(429, "a computation is already running for this page; wait for it")
+
+
+async def stopping(request: Request, exc: Exception) -> Response:
+    return error(503, str(exc))
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return error(exc.status_code, str(exc.detail))
 
 
 async def overloaded(request: Request, exc: Exception) -> Response:
@@ -223,3 +267,14 @@ async def overloaded(request: Request, exc: Exception) -> Response:
     response = error(503, str(exc))
     response.headers["Retry-After"] = str(exc.retry_after)
     return response
+
+
+HANDLERS: dict[Any, Any] = {
+    ValueError: bad_request,
+    NotFound: not_found,
+    TooLarge: too_large,
+    Busy: busy,
+    Overloaded: overloaded,
+    Stopping: stopping,
+    HTTPException: http_error,
+}

@@ -1,6 +1,6 @@
-"""What the web app does, without HTTP: the server's state (settings, agents, tables, session
-locks) and the work of each route of :mod:`mancala_envs.web.app`, as functions of a checked
-request body (:mod:`mancala_envs.web.checks`) that return JSON-ready dicts."""
+"""What the web app does, without HTTP: the resources it keeps between requests (:class:`Resources`:
+settings, agents, tables, session locks) and the work of each route of :mod:`mancala_envs.web.app`,
+as functions of a checked request body (:mod:`mancala_envs.web.checks`) that return JSON-ready dicts."""
 
 from __future__ import annotations
 
@@ -50,8 +50,9 @@ class NotFound(Exception):
 
 
 @dataclass
-class Server:
-    """What the app keeps between requests: its settings, agents, tables and session locks."""
+class Resources:
+    """What the app keeps between requests: its settings, agents, tables and session locks (a
+    cache, not the HTTP server: that is :mod:`mancala_envs.web.server`)."""
 
     records: Path | None
     tables: Path
@@ -169,12 +170,12 @@ def seconds_from(body: dict[str, Any], cap: float) -> float:
 # ---------------------------------------------------------------- the work of each route
 
 
-def agent_move(server: Server, body: dict[str, Any]) -> dict[str, Any]:
+def agent_move(resources: Resources, body: dict[str, Any]) -> dict[str, Any]:
     pos, bottom = position_part(body, ("agent", "seed"))
     if pos.state.is_over:
         raise ValueError("the game is over: no move to make")
-    spec = bounded_spec(body.get("agent"), server.max_seconds, server.table(pos.game) is not None)
-    agent, lock = server.agent(spec, pos.game)
+    spec = bounded_spec(body.get("agent"), resources.max_seconds, resources.table(pos.game) is not None)
+    agent, lock = resources.agent(spec, pos.game)
     with lock:
         agent.reseed(seed_for(body.get("seed", 0), pos.state.ply))
         action = int(agent.act(pos.game, pos.state))
@@ -190,7 +191,7 @@ LABELS: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 
-def analyse(server: Server, body: dict[str, Any]) -> dict[str, Any]:
+def analyse(resources: Resources, body: dict[str, Any]) -> dict[str, Any]:
     pos, bottom = position_part(body, ("column", "agent", "depth", "seconds"))
     game, state = pos.game, pos.state
     if state.is_over:
@@ -198,18 +199,18 @@ def analyse(server: Server, body: dict[str, Any]) -> dict[str, Any]:
     column = body.get("column")
     if column not in analysis.COLUMNS:
         raise ValueError(f"column must be one of {', '.join(analysis.COLUMNS)}, got {column!r}")
-    seconds = seconds_from(body, server.max_seconds)
+    seconds = seconds_from(body, resources.max_seconds)
     who = body.get("agent", "az" if column in ("network", "search") else None)
     if column == "network":
         if who not in ("az", "policy"):
             raise ValueError(f"the network column shows 'az' or 'policy', got {who!r}")
-        agent, lock = server.agent(who, game)
+        agent, lock = resources.agent(who, game)
         with lock:
             result = analysis.network_column(game, state, agent)
     elif column == "search":
         if who not in ("az", "mcts"):
             raise ValueError(f"the search column shows 'az' or 'mcts', got {who!r}")
-        agent, lock = server.agent(f"{who}:time={seconds:g}", game)
+        agent, lock = resources.agent(f"{who}:time={seconds:g}", game)
         with lock:
             agent.reseed(seed_for(body.get("seed", 0), state.ply))
             result = analysis.search_column(game, state, agent)
@@ -217,33 +218,33 @@ def analyse(server: Server, body: dict[str, Any]) -> dict[str, Any]:
         depth = as_int(body.get("depth", 8), "depth")
         if not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be in 1..{MAX_DEPTH}, got {depth}")
-        agent, lock = server.agent(f"minimax:depth={depth},time={seconds:g}", game)
+        agent, lock = resources.agent(f"minimax:depth={depth},time={seconds:g}", game)
         with lock:
             result = analysis.minimax_column(game, state, agent)
     else:
-        tb = server.table(game)
+        tb = resources.table(game)
         if tb is None:
             raise ValueError(
-                f"no tablebase for {game.variant} in {server.tables}: build one with "
-                f"'mancala tablebase build ... --out {server.tables / game.variant}'"
+                f"no tablebase for {game.variant} in {resources.tables}: build one with "
+                f"'mancala tablebase build ... --out {resources.tables / game.variant}'"
             )
         result = analysis.exact_column(game, state, tb)
     labels = {int(a): LABELS[column](m) for a, m in result["moves"].items()}
     return {"column": column, **result, "board": view(pos, bottom, labels)["svg"]}
 
 
-def record_list(server: Server) -> dict[str, Any]:
+def record_list(resources: Resources) -> dict[str, Any]:
     files = []
-    for i, path in enumerate(server.record_files()):
-        entry: dict[str, Any] = {"id": i, "name": str(path.relative_to(server.records or path))}
+    for i, path in enumerate(resources.record_files()):
+        entry: dict[str, Any] = {"id": i, "name": str(path.relative_to(resources.records or path))}
         try:
             stat = path.stat()
             key = (str(path), stat.st_mtime_ns, stat.st_size)  # a changed file is read again
-            entry.update(server.listed.get(key, lambda path=path: file_games(path)))
+            entry.update(resources.listed.get(key, lambda path=path: file_games(path)))
         except OSError as e:
             entry.update({"error": str(e), "games": []})
         files.append(entry)
-    return {"folder": None if server.records is None else server.records.name, "files": files}
+    return {"folder": None if resources.records is None else resources.records.name, "files": files}
 
 
 def file_games(path: Path) -> dict[str, Any]:
@@ -270,8 +271,8 @@ def summary(index: int, rec: GameRecord) -> dict[str, Any]:
     }
 
 
-def record_detail(server: Server, file_id: int, index: int) -> dict[str, Any]:
-    files = server.record_files()
+def record_detail(resources: Resources, file_id: int, index: int) -> dict[str, Any]:
+    files = resources.record_files()
     if not 0 <= file_id < len(files):
         raise NotFound(f"no records file {file_id}")
     with warnings.catch_warnings():
@@ -310,7 +311,7 @@ def export(body: dict[str, Any]) -> tuple[bytes | str, str, str]:
     raise ValueError(f"format must be 'svg' or 'gif', got {kind!r}")
 
 
-def info(server: Server, warmed: bool = False) -> dict[str, Any]:
+def info(resources: Resources, warmed: bool = False) -> dict[str, Any]:
     entries = []
     for game in variants():
         entries.append(
@@ -320,7 +321,7 @@ def info(server: Server, warmed: bool = False) -> dict[str, Any]:
                 "params": game.variant_params,
                 "title": game.title,
                 "survival": game.ruleset.result == RESULT_BY_SURVIVAL,
-                "table": None if (tb := server.table(game)) is None else tb.max_seeds,
+                "table": None if (tb := resources.table(game)) is None else tb.max_seeds,
             }
         )
     return {
@@ -328,35 +329,35 @@ def info(server: Server, warmed: bool = False) -> dict[str, Any]:
         "variants": entries,
         "agents": list(WEB_AGENTS),
         "openings": SUITE_OPENINGS,
-        "max_seconds": server.max_seconds,
+        "max_seconds": resources.max_seconds,
         "max_depth": MAX_DEPTH,
         "columns": list(analysis.COLUMNS),
-        "records": server.records is not None,
-        "networks_loaded": networks_loaded(server, warmed),
+        "records": resources.records is not None,
+        "networks_loaded": networks_loaded(resources, warmed),
     }
 
 
-def networks_loaded(server: Server, warmed: bool = False) -> list[str]:
+def networks_loaded(resources: Resources, warmed: bool = False) -> list[str]:
     """The network agents (``az``, ``policy``) ready to answer at once: those this process holds,
     and with ``warmed`` (the workers warmed up before the server was ready) every one the warm-up
     ran. The page announces that the first analysis of another one loads and compiles it."""
-    with server.lock:
-        names = {key.split("|")[0].split(":")[0] for key in server.agents}
+    with resources.lock:
+        names = {key.split("|")[0].split(":")[0] for key in resources.agents}
     if warmed:
-        names |= {body["agent"].split(":")[0] for kind, body in warm_up_requests(server) if kind == "move"}
+        names |= {body["agent"].split(":")[0] for kind, body in warm_up_requests(resources) if kind == "move"}
     return sorted(names & {"az", "policy"})
 
 
 WARM_SECONDS = 0.05  # the budget of each warm-up search: its kernels compile whatever the budget
 
 
-def warm_up_requests(server: Server) -> list[tuple[str, dict[str, Any]]]:
+def warm_up_requests(resources: Resources) -> list[tuple[str, dict[str, Any]]]:
     """One request of every kind of work the server does, per game: each web agent's move and each
     analysis column (the networks only with torch, ``perfect`` and ``exact`` only with a table)."""
     torch = importlib.util.find_spec("torch") is not None
     out: list[tuple[str, dict[str, Any]]] = []
     for game in variants():
-        table = server.table(game) is not None
+        table = resources.table(game) is not None
         if game.variant.startswith("en_dodoi") and game.holes_per_row != 8 and not table:
             continue  # one width compiles the same kernels as the others
         base = {"game": game.name, "params": game.variant_params}
@@ -373,13 +374,13 @@ def warm_up_requests(server: Server) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def warm_up(server: Server) -> None:
+def warm_up(resources: Resources) -> None:
     """Load (numba's cache) or compile every kernel the server's work runs, and load its models,
     with one tiny request of each kind (:func:`warm_up_requests`), so that a first search's time
     budget is spent searching. A request the server would refuse (a model missing) is skipped."""
-    for kind, body in warm_up_requests(server):
+    for kind, body in warm_up_requests(resources):
         with contextlib.suppress(ValueError):  # the server answers such a request 400 too
-            WORK[kind](server, body)
+            WORK[kind](resources, body)
 
 
 def warm_up_views() -> None:
@@ -388,9 +389,19 @@ def warm_up_views() -> None:
         view(*position_part({"game": game.name, "params": dict(game.params)}, ()))
 
 
-WORK: dict[str, Callable[[Server, dict[str, Any]], Any]] = {
+def __getattr__(name: str) -> Any:
+    """``Server``, the old name of :class:`Resources`, still works (with a ``DeprecationWarning``)."""
+    if name == "Server":
+        warnings.warn(
+            "mancala_envs.web.service.Server is deprecated: use Resources", DeprecationWarning, stacklevel=2
+        )
+        return Resources
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+WORK: dict[str, Callable[[Resources, dict[str, Any]], Any]] = {
     "move": agent_move,
     "analyse": analyse,
-    "export": lambda _server, body: export(body),
-    "record": lambda server, where: record_detail(server, where["file"], where["index"]),
+    "export": lambda _resources, body: export(body),
+    "record": lambda resources, where: record_detail(resources, where["file"], where["index"]),
 }

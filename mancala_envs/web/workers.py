@@ -4,7 +4,7 @@ record lists), never waits for a search.
 
 At most ``workers`` computations run at once and ``queue`` more wait; beyond that a request gets
 :class:`Overloaded` (503 with ``Retry-After``). Each worker is a spawned process with its own
-agents and tables (:class:`~mancala_envs.web.service.Server`), ignores Ctrl-C (the server's
+agents and tables (:class:`~mancala_envs.web.service.Resources`), ignores Ctrl-C (the server's
 process handles it), runs at a lower priority than the server's process, and with ``warm`` loads
 every kernel and model the work needs before the pool is ready
 (:func:`~mancala_envs.web.service.warm_up`). :meth:`Pool.stop` kills the workers: a computation
@@ -62,7 +62,7 @@ def added_games() -> tuple[GameInfo, ...]:
 
 @dataclass(frozen=True)
 class Settings:
-    """What a worker needs to build its own :class:`~mancala_envs.web.service.Server`."""
+    """What a worker needs to build its own :class:`~mancala_envs.web.service.Resources`."""
 
     records: Path | None
     tables: Path
@@ -70,13 +70,13 @@ class Settings:
     games: tuple[GameInfo, ...] = field(default_factory=added_games)  # registered anew there
 
 
-_SERVER: Any = None  # the worker process's Server
+_RESOURCES: Any = None  # the worker process's Resources
 _BARRIER: Any = None  # the pool's start barrier (multiprocessing objects pass at process creation)
 
 
 def _start_worker(settings: Settings, warm: bool, barrier: Any) -> None:
     """The initializer of a worker process (module docstring)."""
-    global _SERVER, _BARRIER
+    global _RESOURCES, _BARRIER
     _BARRIER = barrier
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(os, "nice"):
@@ -88,20 +88,20 @@ def _start_worker(settings: Settings, warm: bool, barrier: Any) -> None:
     except ImportError:
         pass
     from mancala_envs.registration import register_game
-    from mancala_envs.web.service import Server, warm_up
+    from mancala_envs.web.service import Resources, warm_up
 
     for info in settings.games:
         register_game(info)
-    _SERVER = Server(records=settings.records, tables=settings.tables, max_seconds=settings.max_seconds)
+    _RESOURCES = Resources(records=settings.records, tables=settings.tables, max_seconds=settings.max_seconds)
     if warm:
-        warm_up(_SERVER)
+        warm_up(_RESOURCES)
 
 
 def _work(kind: str, body: dict[str, Any]) -> Any:
-    """One computation in a worker: ``WORK[kind]`` on the worker's server."""
+    """One computation in a worker: ``WORK[kind]`` on the worker's resources."""
     from mancala_envs.web.service import WORK
 
-    return WORK[kind](_SERVER, body)
+    return WORK[kind](_RESOURCES, body)
 
 
 @contextlib.contextmanager
@@ -167,7 +167,7 @@ class Pool:
         return max(1, math.ceil(rounds * self.settings.max_seconds))
 
     async def run(self, kind: str, body: dict[str, Any]) -> Any:
-        """``WORK[kind](server, body)`` in a worker; :class:`Overloaded` when the queue is full."""
+        """``WORK[kind](resources, body)`` in a worker; :class:`Overloaded` when the queue is full."""
         if self.stopping:
             raise Stopping("the server is stopping")
         if self.pending >= self.workers + self.queue:
