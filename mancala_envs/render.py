@@ -6,6 +6,11 @@ All read an immutable core state and need no display. The orientation is fixed: 
 labelled with his actions 0..n-1; the opponent's row is on top, each hole above the hole it faces
 (RULES.md §1), so a game never flips between moves. Games won on captures draw each player's
 store (his captured count) at his right hand; Sadeqa II, won by survival (SQ6), has no stores.
+
+A consumer of positions that imports neither :mod:`mancala_envs.game` nor
+:mod:`mancala_envs.state`: it reads a game and a state through the protocols :class:`DrawnGame` and
+:class:`Position` (which :class:`mancala_envs.Game` and :class:`mancala_envs.State` satisfy), so that
+``State._repr_svg_`` reaches :func:`svg_board` without an import circle.
 """
 
 from __future__ import annotations
@@ -13,16 +18,47 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 from html import escape
-from typing import TYPE_CHECKING
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from mancala_envs.rulesets import RESULT_BY_SURVIVAL
+from mancala_envs.rulesets import RESULT_BY_SURVIVAL, Ruleset
 
-if TYPE_CHECKING:  # annotations only: a state renders through its game
-    from mancala_envs.game import Game
-    from mancala_envs.state import State
+
+class Position(Protocol):
+    """What the pictures read of a position: a :class:`mancala_envs.State`."""
+
+    @property
+    def board(self) -> np.ndarray: ...
+    @property
+    def captured(self) -> np.ndarray: ...
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def last_action(self) -> int | None: ...
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def truncated(self) -> bool: ...
+    @property
+    def winner(self) -> int | None: ...
+
+
+class DrawnGame(Protocol):
+    """What the pictures read of a game: a :class:`mancala_envs.Game`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ruleset(self) -> Ruleset: ...
+    @property
+    def holes_per_row(self) -> int: ...
+    def legal_mask(self, state: Position) -> np.ndarray: ...
+    def apply(self, state: Position, action: int) -> Position: ...
+
 
 AGENTS = ("player_0", "player_1")
 
@@ -40,15 +76,15 @@ _LAST_MOVE = (90, 200, 120)
 _CAPTURE = (255, 120, 90)
 
 
-def _survival(game: Game) -> bool:
+def _survival(game: DrawnGame) -> bool:
     return game.ruleset.result == RESULT_BY_SURVIVAL
 
 
-def _direction_word(game: Game) -> str:
+def _direction_word(game: DrawnGame) -> str:
     return "clockwise" if game.ruleset.direction < 0 else "counter-clockwise"
 
 
-def result_text(game: Game, state: State) -> str:
+def result_text(game: DrawnGame, state: Position) -> str:
     """How a finished game ended, in the game's own terms (SE10/ED5 captures, SQ6 survival)."""
     if state.truncated:
         return f"truncated at ply {state.ply}, no winner"
@@ -63,7 +99,7 @@ def result_text(game: Game, state: State) -> str:
     return f"{AGENTS[winner]} wins ({score})"
 
 
-def status_line(game: Game, state: State, note: str | None = None) -> str:
+def status_line(game: DrawnGame, state: Position, note: str | None = None) -> str:
     """Whose turn it is, or how the game ended (``note`` replaces the ending when given)."""
     if note:
         return note
@@ -72,7 +108,7 @@ def status_line(game: Game, state: State, note: str | None = None) -> str:
     return f"{AGENTS[state.to_move]} to move"
 
 
-def last_move_text(state: State) -> str:
+def last_move_text(state: Position) -> str:
     """``"player_1 played hole 3"`` (local hole), or ``"none"`` before the first move."""
     action = state.last_action
     if action is None:
@@ -80,26 +116,26 @@ def last_move_text(state: State) -> str:
     return f"{AGENTS[1 - state.to_move]} played hole {action}"
 
 
-def _last_hole(game: Game, state: State) -> int | None:
+def _last_hole(game: DrawnGame, state: Position) -> int | None:
     """The global hole the last move was sown from (None at a start or constructed position)."""
     last = state.last_action
     return None if last is None else (1 - state.to_move) * game.holes_per_row + last
 
 
-def _rows(game: Game, bottom: int) -> tuple[list[int], list[int]]:
+def _rows(game: DrawnGame, bottom: int) -> tuple[list[int], list[int]]:
     """Global holes of the top row (left to right on the page) and of the bottom row."""
     n, top = game.holes_per_row, 1 - bottom
     return [top * n + (n - 1 - j) for j in range(n)], [bottom * n + j for j in range(n)]
 
 
 def ansi_board(
-    game: Game,
-    state: State,
+    game: DrawnGame,
+    state: Position,
     title: str | None = None,
     note: str | None = None,
     bottom: int = 0,
     *,
-    previous: State | None = None,
+    previous: Position | None = None,
 ) -> str:
     """The text board of ``state``, player ``bottom``'s row at the bottom.
 
@@ -161,8 +197,8 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def rgb_board(
-    game: Game,
-    state: State,
+    game: DrawnGame,
+    state: Position,
     title: str | None = None,
     note: str | None = None,
     cell: int = 56,
@@ -174,95 +210,113 @@ def rgb_board(
     if bottom not in (0, 1):
         raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
     n, top = game.holes_per_row, 1 - bottom
-    stores = not _survival(game)
     margin = cell // 4
-    header = cell // 2 + margin
-    footer = cell // 2
     width = (n + 2) * cell + 2 * margin
-    height = header + 2 * cell + footer + 2 * margin
+    height = (cell // 2 + margin) + 2 * cell + cell // 2 + 2 * margin
     img = Image.new("RGB", (width, height), _BACKGROUND)
-    draw = ImageDraw.Draw(img)
-    big, small = _font(cell // 3), _font(cell // 5)
-
-    left, y_top = margin, header + margin
-    draw.rounded_rectangle(
-        (left, y_top - margin // 2, left + (n + 2) * cell, y_top + 2 * cell + margin // 2),
+    pen = _Pen(
+        ImageDraw.Draw(img), cell, margin, margin, cell // 2 + 2 * margin, _font(cell // 3), _font(cell // 5)
+    )
+    pen.draw.rounded_rectangle(
+        (pen.left, pen.y_top - margin // 2, pen.left + (n + 2) * cell, pen.y_top + 2 * cell + margin // 2),
         radius=cell // 3,
         fill=_WOOD,
         outline=_WOOD_EDGE,
         width=3,
     )
-    board = state.board
     mover = -1 if state.is_over else state.to_move
-    last_hole = _last_hole(game, state)
+    if not _survival(game):  # the top player's store on the left, the bottom player's on the right
+        for player, x0 in ((top, pen.left), (bottom, pen.left + (n + 1) * cell)):
+            _rgb_store(pen, x0, int(state.captured[player]), player == mover)
+    top_holes, bottom_holes = _rows(game, bottom)
+    for r, holes, player in ((0, top_holes, top), (1, bottom_holes, bottom)):
+        _rgb_row(pen, r, holes, player, n, mover, state.board, _last_hole(game, state))
+    _rgb_texts(pen, game, state, (top, bottom), title, note, height)
+    return np.array(img, dtype=np.uint8)
 
-    if stores:  # the top player's store on the left, the bottom player's on the right
-        for player, x0 in ((top, left), (bottom, left + (n + 1) * cell)):
-            box = (x0 + cell // 8, y_top + cell // 8, x0 + cell - cell // 8, y_top + 2 * cell - cell // 8)
-            draw.rounded_rectangle(
-                box,
-                radius=cell // 3,
-                fill=_STORE,
-                outline=_HIGHLIGHT if player == mover else _WOOD_EDGE,
-                width=3,
-            )
-            draw.text(
-                ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2),
-                str(int(state.captured[player])),
-                fill=_TEXT_LIGHT,
-                font=big,
-                anchor="mm",
-            )
 
-    for r, holes, player in ((0, _rows(game, bottom)[0], top), (1, _rows(game, bottom)[1], bottom)):
-        if player == mover:
-            y0 = y_top + r * cell
-            draw.rounded_rectangle(
-                (left + cell + 2, y0 + 2, left + (n + 1) * cell - 2, y0 + cell - 2),
-                radius=cell // 4,
-                outline=_HIGHLIGHT,
-                width=3,
-            )
-        for j, hole in enumerate(holes):
-            cx = left + (j + 1) * cell + cell / 2
-            cy = y_top + r * cell + cell / 2
-            rad = cell * 0.38
-            draw.ellipse(
-                (cx - rad, cy - rad, cx + rad, cy + rad),
-                fill=_PIT_MOVER if player == mover else _PIT,
-                outline=_LAST_MOVE if hole == last_hole else None,
-                width=3,
-            )
-            draw.text((cx, cy), str(int(board[hole])), fill=_TEXT_LIGHT, font=big, anchor="mm")
-            label_y = y_top - margin // 2 - 2 if r == 0 else y_top + 2 * cell + margin // 2 + 2
-            draw.text(
-                (cx, label_y),
-                str(hole - player * n),
-                fill=_TEXT_DARK,
-                font=small,
-                anchor="md" if r == 0 else "ma",
-            )
+class _Pen(NamedTuple):
+    """What :func:`rgb_board`'s parts draw with: the canvas, the cell and margin sizes, the board's
+    left edge and the top of its upper row, and the two fonts (counts, labels)."""
 
+    draw: ImageDraw.ImageDraw
+    cell: int
+    margin: int
+    left: int
+    y_top: int
+    big: ImageFont.FreeTypeFont | ImageFont.ImageFont
+    small: ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+
+def _rgb_store(pen: _Pen, x0: int, captured: int, moving: bool) -> None:
+    """One player's store with his captured count, outlined while he is to move."""
+    cell, y_top = pen.cell, pen.y_top
+    box = (x0 + cell // 8, y_top + cell // 8, x0 + cell - cell // 8, y_top + 2 * cell - cell // 8)
+    pen.draw.rounded_rectangle(
+        box, radius=cell // 3, fill=_STORE, outline=_HIGHLIGHT if moving else _WOOD_EDGE, width=3
+    )
+    center = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    pen.draw.text(center, str(captured), fill=_TEXT_LIGHT, font=pen.big, anchor="mm")
+
+
+def _rgb_row(
+    pen: _Pen, r: int, holes: list[int], player: int, n: int, mover: int, board: np.ndarray, last: int | None
+) -> None:
+    """Row ``r`` (0 top, 1 bottom) of ``player``'s pits: counts, local hole labels, the mover's
+    row outlined and the pit of the last move (global hole ``last``) ringed."""
+    draw, cell, margin, left, y_top = pen.draw, pen.cell, pen.margin, pen.left, pen.y_top
+    if player == mover:
+        y0 = y_top + r * cell
+        draw.rounded_rectangle(
+            (left + cell + 2, y0 + 2, left + (n + 1) * cell - 2, y0 + cell - 2),
+            radius=cell // 4,
+            outline=_HIGHLIGHT,
+            width=3,
+        )
+    for j, hole in enumerate(holes):
+        cx = left + (j + 1) * cell + cell / 2
+        cy = y_top + r * cell + cell / 2
+        rad = cell * 0.38
+        draw.ellipse(
+            (cx - rad, cy - rad, cx + rad, cy + rad),
+            fill=_PIT_MOVER if player == mover else _PIT,
+            outline=_LAST_MOVE if hole == last else None,
+            width=3,
+        )
+        draw.text((cx, cy), str(int(board[hole])), fill=_TEXT_LIGHT, font=pen.big, anchor="mm")
+        label_y = y_top - margin // 2 - 2 if r == 0 else y_top + 2 * cell + margin // 2 + 2
+        anchor = "md" if r == 0 else "ma"
+        draw.text((cx, label_y), str(hole - player * n), fill=_TEXT_DARK, font=pen.small, anchor=anchor)
+
+
+def _rgb_texts(
+    pen: _Pen,
+    game: DrawnGame,
+    state: Position,
+    seats: tuple[int, int],
+    title: str | None,
+    note: str | None,
+    height: int,
+) -> None:
+    """The players' names (``seats``: top, bottom), the heading and the last move's line."""
+    draw, cell, margin, left, y_top = pen.draw, pen.cell, pen.margin, pen.left, pen.y_top
+    (top, bottom), n = seats, game.holes_per_row
     names_y = (y_top - margin // 2 - 2, y_top + 2 * cell + margin // 2 + 2)
-    draw.text((left + cell / 2, names_y[0]), AGENTS[top], fill=_TEXT_DARK, font=small, anchor="md")
-    draw.text((left + (n + 1.5) * cell, names_y[1]), AGENTS[bottom], fill=_TEXT_DARK, font=small, anchor="ma")
+    draw.text((left + cell / 2, names_y[0]), AGENTS[top], fill=_TEXT_DARK, font=pen.small, anchor="md")
+    draw.text(
+        (left + (n + 1.5) * cell, names_y[1]), AGENTS[bottom], fill=_TEXT_DARK, font=pen.small, anchor="ma"
+    )
     heading = f"{title or game.name} · ply {state.ply} · {status_line(game, state, note)}"
     draw.text((margin, margin // 2), heading, fill=_TEXT_DARK, font=_font(cell // 4), anchor="la")
-    draw.text(
-        (margin, height - margin // 2),
-        f"last move: {last_move_text(state)}",
-        fill=_TEXT_DARK,
-        font=small,
-        anchor="ld",
-    )
-    return np.array(img, dtype=np.uint8)
+    last = f"last move: {last_move_text(state)}"
+    draw.text((margin, height - margin // 2), last, fill=_TEXT_DARK, font=pen.small, anchor="ld")
 
 
 def _hex(colour: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*colour)
 
 
-def move_captures(game: Game, before: State, after: State) -> tuple[int, int]:
+def move_captures(game: DrawnGame, before: Position, after: Position) -> tuple[int, int]:
     """Seeds each player captured by the move from ``before`` to ``after``: the growth of his
     ``captured`` count (SE3-SE5, SE8, SQ3, ED2, and the end-of-game sweeps of SE9 and ED4).
     ``ValueError`` when ``after`` is not ``before`` after one move of ``game``."""
@@ -274,12 +328,12 @@ def move_captures(game: Game, before: State, after: State) -> tuple[int, int]:
 
 
 def svg_board(
-    game: Game,
-    state: State,
+    game: DrawnGame,
+    state: Position,
     cell: int = 44,
     bottom: int = 0,
     *,
-    previous: State | None = None,
+    previous: Position | None = None,
     interactive: bool = False,
     labels: Mapping[int, str] | None = None,
 ) -> str:
@@ -298,7 +352,6 @@ def svg_board(
     pad = cell // 3 if labels else 0  # room for the labels above and below the board
     width, height = (n + 2) * cell, 2 * cell + cell + 2 * pad
     mover = -1 if state.is_over else state.to_move
-    last_hole = _last_hole(game, state)
     legal = game.legal_mask(state) if interactive and not state.is_over else np.zeros(n, dtype=np.int8)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -307,51 +360,15 @@ def svg_board(
         f'<rect x="2" y="{cell // 2 + pad}" width="{width - 4}" height="{2 * cell}" rx="{cell // 3}" '
         f'fill="{_hex(_WOOD)}" stroke="{_hex(_WOOD_EDGE)}" stroke-width="3"/>',
     ]
-    y0 = cell // 2 + pad
-    through = ' pointer-events="none"' if interactive else ""  # clicks on a count reach its pit
-    for r, holes, player in ((0, _rows(game, bottom)[0], top), (1, _rows(game, bottom)[1], bottom)):
+    sheet = _Sheet(cell, cell // 2 + pad, pad, n, mover, _last_hole(game, state), legal, interactive, labels)
+    top_holes, bottom_holes = _rows(game, bottom)
+    for r, holes, player in ((0, top_holes, top), (1, bottom_holes, bottom)):
         for j, hole in enumerate(holes):
-            local = hole - player * n
-            cx, cy = (j + 1.5) * cell, y0 + (r + 0.5) * cell
-            ring = f' stroke="{_hex(_LAST_MOVE)}" stroke-width="3"' if hole == last_hole else ""
-            fill = _hex(_PIT_MOVER if player == mover else _PIT)
-            attrs = ""
-            if interactive:
-                playable = player == mover and legal[local]
-                attrs = (
-                    f' class="pit{" legal" if playable else ""}{" last" if hole == last_hole else ""}"'
-                    f' data-player="{player}" data-hole="{local}"'
-                )
-            parts.append(f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.38}" fill="{fill}"{ring}{attrs}/>')
-            if interactive:  # the hole's local index, small, at the pit's upper left
-                parts.append(
-                    f'<text class="hole" x="{cx - cell * 0.36}" y="{cy - cell * 0.3}" '
-                    f'font-size="{cell // 5}" '
-                    f'fill="{_hex(_TEXT_LIGHT)}" opacity="0.7" pointer-events="none">{local}</text>'
-                )
-            parts.append(
-                f'<text x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{cell // 3}" '
-                f'fill="{_hex(_TEXT_LIGHT)}"{through}>{int(state.board[hole])}</text>'
-            )
-            if labels and player == mover and local in labels:
-                ly = y0 - 4 if r == 0 else y0 + 2 * cell + pad - 2
-                parts.append(
-                    f'<text class="label" x="{cx}" y="{ly}" text-anchor="middle" font-size="{cell // 4}" '
-                    f'fill="{_hex(_TEXT_DARK)}">{escape(labels[local])}</text>'
-                )
+            parts += _svg_pit(sheet, r, j, hole, player, int(state.board[hole]))
     for player in (top, bottom):
         x = (0.5 if player == top else n + 1.5) * cell
-        if stores:
-            parts.append(
-                f'<text x="{x}" y="{y0 + cell + 5}" text-anchor="middle" font-size="{cell // 3}" '
-                f'fill="{_hex(_TEXT_LIGHT)}">{int(state.captured[player])}</text>'
-            )
-        if gained[player]:
-            by = y0 + (cell * 0.45 if player == top else cell * 1.75)
-            parts.append(
-                f'<text class="captured" data-player="{player}" x="{x}" y="{by}" text-anchor="middle" '
-                f'font-size="{cell // 4}" font-weight="bold" fill="{_hex(_CAPTURE)}">+{gained[player]}</text>'
-            )
+        captured = int(state.captured[player]) if stores else None
+        parts += _svg_store(sheet, x, player, player == top, captured, gained[player])
     caption = escape(f"{game.name} · ply {state.ply} · {status_line(game, state)}")
     parts.append(
         f'<text x="4" y="{height - 6}" font-size="{cell // 4}" fill="{_hex(_TEXT_DARK)}">{caption}</text>'
@@ -360,8 +377,81 @@ def svg_board(
     return "".join(parts)
 
 
+class _Sheet(NamedTuple):
+    """What :func:`svg_board`'s parts draw with: the cell size, the top of the board and the room
+    for labels, the holes per row, the mover (-1: none), the last move's global hole, the legal
+    mask, and the ``interactive`` and ``labels`` arguments."""
+
+    cell: int
+    y0: int
+    pad: int
+    n: int
+    mover: int
+    last_hole: int | None
+    legal: np.ndarray
+    interactive: bool
+    labels: Mapping[int, str] | None
+
+
+def _svg_pit(sheet: _Sheet, r: int, j: int, hole: int, player: int, seeds: int) -> list[str]:
+    """The ``j``-th pit of row ``r`` (0 top, 1 bottom), global ``hole`` of ``player`` holding
+    ``seeds``: its circle, its count and, as asked, its local index and its label."""
+    cell, y0, last = sheet.cell, sheet.y0, sheet.last_hole
+    local = hole - player * sheet.n
+    cx, cy = (j + 1.5) * cell, y0 + (r + 0.5) * cell
+    ring = f' stroke="{_hex(_LAST_MOVE)}" stroke-width="3"' if hole == last else ""
+    fill = _hex(_PIT_MOVER if player == sheet.mover else _PIT)
+    attrs = ""
+    if sheet.interactive:
+        playable = player == sheet.mover and sheet.legal[local]
+        attrs = (
+            f' class="pit{" legal" if playable else ""}{" last" if hole == last else ""}"'
+            f' data-player="{player}" data-hole="{local}"'
+        )
+    parts = [f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.38}" fill="{fill}"{ring}{attrs}/>']
+    if sheet.interactive:  # the hole's local index, small, at the pit's upper left
+        parts.append(
+            f'<text class="hole" x="{cx - cell * 0.36}" y="{cy - cell * 0.3}" '
+            f'font-size="{cell // 5}" '
+            f'fill="{_hex(_TEXT_LIGHT)}" opacity="0.7" pointer-events="none">{local}</text>'
+        )
+    through = ' pointer-events="none"' if sheet.interactive else ""  # clicks on a count reach its pit
+    parts.append(
+        f'<text x="{cx}" y="{cy + 5}" text-anchor="middle" font-size="{cell // 3}" '
+        f'fill="{_hex(_TEXT_LIGHT)}"{through}>{seeds}</text>'
+    )
+    if sheet.labels and player == sheet.mover and local in sheet.labels:
+        ly = y0 - 4 if r == 0 else y0 + 2 * cell + sheet.pad - 2
+        parts.append(
+            f'<text class="label" x="{cx}" y="{ly}" text-anchor="middle" font-size="{cell // 4}" '
+            f'fill="{_hex(_TEXT_DARK)}">{escape(sheet.labels[local])}</text>'
+        )
+    return parts
+
+
+def _svg_store(
+    sheet: _Sheet, x: float, player: int, on_top: bool, captured: int | None, gained: int
+) -> list[str]:
+    """``player``'s store at ``x``: his ``captured`` count (None: a game without stores) and the
+    ``+k`` badge of the seeds the last move ``gained`` him."""
+    cell, y0 = sheet.cell, sheet.y0
+    parts = []
+    if captured is not None:
+        parts.append(
+            f'<text x="{x}" y="{y0 + cell + 5}" text-anchor="middle" font-size="{cell // 3}" '
+            f'fill="{_hex(_TEXT_LIGHT)}">{captured}</text>'
+        )
+    if gained:
+        by = y0 + (cell * 0.45 if on_top else cell * 1.75)
+        parts.append(
+            f'<text class="captured" data-player="{player}" x="{x}" y="{by}" text-anchor="middle" '
+            f'font-size="{cell // 4}" font-weight="bold" fill="{_hex(_CAPTURE)}">+{gained}</text>'
+        )
+    return parts
+
+
 def write_gif(
-    game: Game, states: list[State], path, bottom: int = 0, frame_ms: int = 700, cell: int = 56
+    game: DrawnGame, states: list[Position], path, bottom: int = 0, frame_ms: int = 700, cell: int = 56
 ) -> None:
     """An animated GIF of a game: one :func:`rgb_board` frame per state (the last held longer)."""
     if not states:
