@@ -60,7 +60,7 @@ CAPTIONS = {
     "game": "Game: the public API of the rules (RULES.md §5), checks at the boundary",
     "cursor": "Cursor: a mutable position for Python search loops (game.cursor())",
     "state": "State: an immutable position and its JSON form; imports nothing above it",
-    "render": "the pictures of a position (text, RGB, SVG, GIF), read through protocols",
+    "render": "the words and pictures of a position (text board, RGB, SVG, GIF), read through protocols",
     "core": "the numba rules core: engine.play, the one entry point for a move",
     "rulesets": "one frozen Ruleset per game and its metadata (data, no behaviour)",
     "infra": "files, configs, interrupts, locks, errors, result files, extras",

@@ -66,7 +66,7 @@ def test_the_contracts_refuse_an_upward_a_peer_and_an_annotation_import(tmp_path
         "\n\ndef _peer():\n    from mancala_envs import tablebase  # noqa: F401\n",
     )
     _append(
-        package / "render.py",
+        package / "render" / "pictures.py",
         "\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from mancala_envs.state import State\n",
     )
     done = lint_imports(tree)
@@ -74,7 +74,7 @@ def test_the_contracts_refuse_an_upward_a_peer_and_an_annotation_import(tmp_path
     for arrow in (
         "mancala_envs.state -> mancala_envs.game",
         "mancala_envs.jax.rules -> mancala_envs.tablebase",
-        "mancala_envs.render -> mancala_envs.state",
+        "mancala_envs.render.pictures -> mancala_envs.state",
     ):
         assert arrow in done.stdout, arrow
 

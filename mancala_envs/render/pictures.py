@@ -1,16 +1,8 @@
-"""Drawing a position: a text board (:func:`ansi_board`), an RGB image (:func:`rgb_board`) and an
-SVG picture (:func:`svg_board`, what notebooks show for a :class:`~mancala_envs.State`).
-
-All read an immutable core state and need no display. The orientation is fixed: the player
-``bottom`` (default ``player_0``) sits at the bottom, his row left to right as he sees it and
-labelled with his actions 0..n-1; the opponent's row is on top, each hole above the hole it faces
-(RULES.md §1), so a game never flips between moves. Games won on captures draw each player's
-store (his captured count) at his right hand; Sadeqa II, won by survival (SQ6), has no stores.
-
-A consumer of positions that imports neither :mod:`mancala_envs.game` nor
-:mod:`mancala_envs.state`: it reads a game and a state through the protocols :class:`DrawnGame` and
-:class:`Position` (which :class:`mancala_envs.Game` and :class:`mancala_envs.State` satisfy), so that
-``State._repr_svg_`` reaches :func:`svg_board` without an import circle.
+"""The pictures of a position: an RGB image (:func:`rgb_board`), an SVG picture
+(:func:`svg_board`, what notebooks show for a :class:`~mancala_envs.State` and what the web app
+draws) and an animated GIF of a game (:func:`write_gif`), in the layout of
+:mod:`mancala_envs.render`; they read a position through the protocols of
+:mod:`~mancala_envs.render.text`.
 """
 
 from __future__ import annotations
@@ -18,49 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 from html import escape
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from mancala_envs.rulesets import RESULT_BY_SURVIVAL, Ruleset
-
-
-class Position(Protocol):
-    """What the pictures read of a position: a :class:`mancala_envs.State`."""
-
-    @property
-    def board(self) -> np.ndarray: ...
-    @property
-    def captured(self) -> np.ndarray: ...
-    @property
-    def to_move(self) -> int: ...
-    @property
-    def ply(self) -> int: ...
-    @property
-    def last_action(self) -> int | None: ...
-    @property
-    def is_over(self) -> bool: ...
-    @property
-    def truncated(self) -> bool: ...
-    @property
-    def winner(self) -> int | None: ...
-
-
-class DrawnGame(Protocol):
-    """What the pictures read of a game: a :class:`mancala_envs.Game`."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def ruleset(self) -> Ruleset: ...
-    @property
-    def holes_per_row(self) -> int: ...
-    def legal_mask(self, state: Position) -> np.ndarray: ...
-    def apply(self, state: Position, action: int) -> Position: ...
-
-
-AGENTS = ("player_0", "player_1")
+from mancala_envs.render.text import (
+    AGENTS,
+    DrawnGame,
+    Position,
+    last_move_hole,
+    last_move_text,
+    move_captures,
+    page_rows,
+    status_line,
+    won_by_survival,
+)
 
 # Colours of the pictures.
 _BACKGROUND = (246, 240, 226)
@@ -74,121 +39,6 @@ _TEXT_DARK = (40, 28, 16)
 _HIGHLIGHT = (240, 190, 60)
 _LAST_MOVE = (90, 200, 120)
 _CAPTURE = (255, 120, 90)
-
-
-def _survival(game: DrawnGame) -> bool:
-    return game.ruleset.result == RESULT_BY_SURVIVAL
-
-
-def _direction_word(game: DrawnGame) -> str:
-    return "clockwise" if game.ruleset.direction < 0 else "counter-clockwise"
-
-
-def result_text(game: DrawnGame, state: Position) -> str:
-    """How a finished game ended, in the game's own terms (SE10/ED5 captures, SQ6 survival)."""
-    if state.truncated:
-        return f"truncated at ply {state.ply}, no winner"
-    winner = state.winner
-    if _survival(game):
-        if winner is None or winner < 0:
-            return f"draw ({AGENTS[state.to_move]} has seeds but every move of his never ends, SQ6)"
-        return f"{AGENTS[winner]} wins ({AGENTS[1 - winner]} has no seeds left, SQ6)"
-    score = f"captured {state.captured[0]}-{state.captured[1]}"
-    if winner is None or winner < 0:
-        return f"draw ({score})"
-    return f"{AGENTS[winner]} wins ({score})"
-
-
-def status_line(game: DrawnGame, state: Position, note: str | None = None) -> str:
-    """Whose turn it is, or how the game ended (``note`` replaces the ending when given)."""
-    if note:
-        return note
-    if state.is_over:
-        return "game over: " + result_text(game, state)
-    return f"{AGENTS[state.to_move]} to move"
-
-
-def last_move_text(state: Position) -> str:
-    """``"player_1 played hole 3"`` (local hole), or ``"none"`` before the first move."""
-    action = state.last_action
-    if action is None:
-        return "none"
-    return f"{AGENTS[1 - state.to_move]} played hole {action}"
-
-
-def _last_hole(game: DrawnGame, state: Position) -> int | None:
-    """The global hole the last move was sown from (None at a start or constructed position)."""
-    last = state.last_action
-    return None if last is None else (1 - state.to_move) * game.holes_per_row + last
-
-
-def _rows(game: DrawnGame, bottom: int) -> tuple[list[int], list[int]]:
-    """Global holes of the top row (left to right on the page) and of the bottom row."""
-    n, top = game.holes_per_row, 1 - bottom
-    return [top * n + (n - 1 - j) for j in range(n)], [bottom * n + j for j in range(n)]
-
-
-def ansi_board(
-    game: DrawnGame,
-    state: Position,
-    title: str | None = None,
-    note: str | None = None,
-    bottom: int = 0,
-    *,
-    previous: Position | None = None,
-) -> str:
-    """The text board of ``state``, player ``bottom``'s row at the bottom.
-
-    Lines: a header (title, ply, sowing direction), the status (whose turn or the result), the
-    last move, then the top player's name (and captured count), his hole labels (his own local
-    indexes, right to left as seen from across the board), his row, the bottom row, its labels
-    0..n-1 and the bottom player's name; ``<- to move`` marks the player to move. The hole the last
-    move was sown from has its count in brackets (``[0]``).
-
-    ``previous``: the state before the last move (``ValueError`` if it is not); the seeds each
-    player captured by that move then follow his captured count (``captured  12 (+4)``), or, in
-    Sadeqa II, which has no stores, his name (``captured 4 seeds``).
-    """
-    if bottom not in (0, 1):
-        raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
-    n, top = game.holes_per_row, 1 - bottom
-    board, captured = state.board, state.captured
-    top_holes, bottom_holes = _rows(game, bottom)
-    gained = (0, 0) if previous is None else move_captures(game, previous, state)
-    last_hole = _last_hole(game, state)
-    cell = 4
-
-    def row(values: list[int]) -> str:
-        return "".join(f"{v:>{cell}}" for v in values)
-
-    def pits(holes: list[int]) -> str:  # the counts, the last move's hole in brackets
-        counts = (f"[{board[h]}]" if h == last_hole else f"{board[h]}" for h in holes)
-        return "".join(f"{c:>{cell}}" for c in counts)
-
-    def name(player: int) -> str:
-        text = f"{AGENTS[player]:<10}"
-        if not _survival(game):
-            text += f" captured {int(captured[player]):>3}"
-            if gained[player]:
-                text += f" (+{gained[player]})"
-        elif gained[player]:
-            text += f" captured {gained[player]} seed{'' if gained[player] == 1 else 's'}"
-        return text + ("   <- to move" if not state.is_over and state.to_move == player else "")
-
-    indent = "  hole"
-    pad = " " * len(indent)
-    lines = [
-        f"{title or game.name} · ply {state.ply} · sowing {_direction_word(game)}",
-        status_line(game, state, note),
-        f"last move: {last_move_text(state)}",
-        name(top),
-        indent + row([n - 1 - j for j in range(n)]),
-        pad + pits(top_holes),
-        pad + pits(bottom_holes),
-        indent + row(list(range(n))),
-        name(bottom),
-    ]
-    return "\n".join(lines)
 
 
 @lru_cache(maxsize=8)
@@ -225,12 +75,12 @@ def rgb_board(
         width=3,
     )
     mover = -1 if state.is_over else state.to_move
-    if not _survival(game):  # the top player's store on the left, the bottom player's on the right
+    if not won_by_survival(game):  # the top player's store on the left, the bottom player's on the right
         for player, x0 in ((top, pen.left), (bottom, pen.left + (n + 1) * cell)):
             _rgb_store(pen, x0, int(state.captured[player]), player == mover)
-    top_holes, bottom_holes = _rows(game, bottom)
+    top_holes, bottom_holes = page_rows(game, bottom)
     for r, holes, player in ((0, top_holes, top), (1, bottom_holes, bottom)):
-        _rgb_row(pen, r, holes, player, n, mover, state.board, _last_hole(game, state))
+        _rgb_row(pen, r, holes, player, n, mover, state.board, last_move_hole(game, state))
     _rgb_texts(pen, game, state, (top, bottom), title, note, height)
     return np.array(img, dtype=np.uint8)
 
@@ -316,17 +166,6 @@ def _hex(colour: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*colour)
 
 
-def move_captures(game: DrawnGame, before: Position, after: Position) -> tuple[int, int]:
-    """Seeds each player captured by the move from ``before`` to ``after``: the growth of his
-    ``captured`` count (SE3-SE5, SE8, SQ3, ED2, and the end-of-game sweeps of SE9 and ED4).
-    ``ValueError`` when ``after`` is not ``before`` after one move of ``game``."""
-    action = after.last_action
-    if after.ply != before.ply + 1 or action is None or game.apply(before, action) != after:
-        raise ValueError("move_captures: the second state is not the first one after one move")
-    gained = after.captured - before.captured
-    return int(gained[0]), int(gained[1])
-
-
 def svg_board(
     game: DrawnGame,
     state: Position,
@@ -347,7 +186,7 @@ def svg_board(
     if bottom not in (0, 1):
         raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
     n, top = game.holes_per_row, 1 - bottom
-    stores = not _survival(game)
+    stores = not won_by_survival(game)
     gained = (0, 0) if previous is None else move_captures(game, previous, state)
     pad = cell // 3 if labels else 0  # room for the labels above and below the board
     width, height = (n + 2) * cell, 2 * cell + cell + 2 * pad
@@ -360,8 +199,10 @@ def svg_board(
         f'<rect x="2" y="{cell // 2 + pad}" width="{width - 4}" height="{2 * cell}" rx="{cell // 3}" '
         f'fill="{_hex(_WOOD)}" stroke="{_hex(_WOOD_EDGE)}" stroke-width="3"/>',
     ]
-    sheet = _Sheet(cell, cell // 2 + pad, pad, n, mover, _last_hole(game, state), legal, interactive, labels)
-    top_holes, bottom_holes = _rows(game, bottom)
+    sheet = _Sheet(
+        cell, cell // 2 + pad, pad, n, mover, last_move_hole(game, state), legal, interactive, labels
+    )
+    top_holes, bottom_holes = page_rows(game, bottom)
     for r, holes, player in ((0, top_holes, top), (1, bottom_holes, bottom)):
         for j, hole in enumerate(holes):
             parts += _svg_pit(sheet, r, j, hole, player, int(state.board[hole]))
