@@ -15,6 +15,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -184,5 +185,12 @@ def test_the_tree_under_test_is_the_package_that_installs(tmp_path):
     tree = installed_tree(tmp_path / "site")
     found = sorted(p.name for p in tree.iterdir())
     assert found == ["mancala_envs"]
-    for sub in ("agents", "training", "models", "core", "envs", "evaluation", "cli", "infra"):
+    for sub in ("agents", "training", "models", "core", "envs", "evaluation", "cli", "infra", "render"):
         assert (tree / "mancala_envs" / sub / "__init__.py").is_file(), sub
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+    )
+    packages = {".".join(p.parent.relative_to(tree).parts) for p in tree.rglob("__init__.py")}
+    assert not packages - listed, (
+        f"pyproject.toml's packages lack {sorted(packages - listed)}: the wheel would leave them out"
+    )

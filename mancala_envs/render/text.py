@@ -130,43 +130,51 @@ def ansi_board(
     if bottom not in (0, 1):
         raise ValueError(f"bottom must be 0 or 1, got {bottom!r}")
     n, top = game.holes_per_row, 1 - bottom
-    board, captured = state.board, state.captured
+    board = state.board
     top_holes, bottom_holes = page_rows(game, bottom)
     gained = (0, 0) if previous is None else move_captures(game, previous, state)
     last_hole = last_move_hole(game, state)
-    cell = 4
-
-    def row(values: list[int]) -> str:
-        return "".join(f"{v:>{cell}}" for v in values)
-
-    def pits(holes: list[int]) -> str:  # the counts, the last move's hole in brackets
-        counts = (f"[{board[h]}]" if h == last_hole else f"{board[h]}" for h in holes)
-        return "".join(f"{c:>{cell}}" for c in counts)
-
-    def name(player: int) -> str:
-        text = f"{AGENTS[player]:<10}"
-        if not won_by_survival(game):
-            text += f" captured {int(captured[player]):>3}"
-            if gained[player]:
-                text += f" (+{gained[player]})"
-        elif gained[player]:
-            text += f" captured {gained[player]} seed{'' if gained[player] == 1 else 's'}"
-        return text + ("   <- to move" if not state.is_over and state.to_move == player else "")
-
     indent = "  hole"
     pad = " " * len(indent)
     lines = [
         f"{title or game.name} · ply {state.ply} · sowing {_direction_word(game)}",
         status_line(game, state, note),
         f"last move: {last_move_text(state)}",
-        name(top),
-        indent + row([n - 1 - j for j in range(n)]),
-        pad + pits(top_holes),
-        pad + pits(bottom_holes),
-        indent + row(list(range(n))),
-        name(bottom),
+        _ansi_name(game, state, top, gained),
+        indent + _ansi_row([n - 1 - j for j in range(n)]),
+        pad + _ansi_pits(board, top_holes, last_hole),
+        pad + _ansi_pits(board, bottom_holes, last_hole),
+        indent + _ansi_row(list(range(n))),
+        _ansi_name(game, state, bottom, gained),
     ]
     return "\n".join(lines)
+
+
+_CELL = 4  # the text board's width of a hole
+
+
+def _ansi_row(values: list[int]) -> str:
+    """A row of numbers (hole labels), right-aligned in their cells."""
+    return "".join(f"{v:>{_CELL}}" for v in values)
+
+
+def _ansi_pits(board: np.ndarray, holes: list[int], last_hole: int | None) -> str:
+    """The counts of ``holes``, the last move's hole in brackets."""
+    counts = (f"[{board[h]}]" if h == last_hole else f"{board[h]}" for h in holes)
+    return "".join(f"{c:>{_CELL}}" for c in counts)
+
+
+def _ansi_name(game: DrawnGame, state: Position, player: int, gained: tuple[int, int]) -> str:
+    """A player's line: his name, his captured count (and what the last move gained him), and
+    ``<- to move`` while he is to move."""
+    text = f"{AGENTS[player]:<10}"
+    if not won_by_survival(game):
+        text += f" captured {int(state.captured[player]):>3}"
+        if gained[player]:
+            text += f" (+{gained[player]})"
+    elif gained[player]:
+        text += f" captured {gained[player]} seed{'' if gained[player] == 1 else 's'}"
+    return text + ("   <- to move" if not state.is_over and state.to_move == player else "")
 
 
 def move_captures(game: DrawnGame, before: Position, after: Position) -> tuple[int, int]:
