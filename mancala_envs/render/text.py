@@ -55,6 +55,7 @@ AGENTS = ("player_0", "player_1")
 
 
 def won_by_survival(game: DrawnGame) -> bool:
+    """Whether the game is won by survival (Sadeqa II, SQ6: no stores to draw)."""
     return game.ruleset.result == RESULT_BY_SURVIVAL
 
 
