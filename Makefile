@@ -9,7 +9,7 @@ EXTRAS ?= dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: train demo test lint bench notebooks docs results datasets screenshots clean
+.PHONY: train demo test lint bench notebooks docs results architecture datasets screenshots clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,9 @@ screenshots: $(STAMP)  ## the web app's pictures in docs/images/web (docs/play-a
 
 results: $(STAMP)  ## render docs/results/*.md, their figures and the README's headline table from the result files in results/
 	$(PY) docs/render_results.py
+
+architecture: $(STAMP)  ## redraw docs/architecture.md's layer diagram from pyproject's contracts and the import graph
+	$(PY) docs/render_architecture.py
 
 # greedy against minimax:depth=2 over 16 opening pairs, exact values from 10-seed tables (built in the tablebase cache)
 DATASETS := docs/examples/datasets

@@ -11,9 +11,6 @@ from mancala_envs.agents.mcts.agent import MCTSAgent
 from mancala_envs.agents.minimax.agent import MinimaxAgent
 from mancala_envs.agents.policies.policy import PolicyAgent
 from mancala_envs.agents.registry import AGENT_NAMES, as_agent, make_agent
-from mancala_envs.envs.common import register_agent_resolver
-
-register_agent_resolver(as_agent)  # the envs resolve opponent specs through the agents
 
 __all__ = [
     "AGENT_NAMES",

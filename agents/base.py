@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mancala_envs import Game, State
 from mancala_envs.core.batch import random_actions
+from mancala_envs.game import Game
+from mancala_envs.state import State
 
 CHECKED_KEPT = 64  # (model config, game) pairs a network agent remembers as checked (bounded)
 

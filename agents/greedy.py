@@ -8,12 +8,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mancala_envs import Game, State
 from mancala_envs.agents.base import Agent, require_running
 from mancala_envs.core import layout
 from mancala_envs.core.engine import new_work, play
 from mancala_envs.core.fast import kernel, random_below
+from mancala_envs.game import Game
 from mancala_envs.rulesets import R_HOLES, R_RESULT, RESULT_BY_SURVIVAL
+from mancala_envs.state import State
 
 
 @kernel

@@ -11,9 +11,10 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from mancala_envs import Game, State
 from mancala_envs.agents.base import Agent, require_running
+from mancala_envs.game import Game
 from mancala_envs.render import ansi_board
+from mancala_envs.state import State
 
 
 class QuitGame(Exception):

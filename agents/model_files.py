@@ -22,7 +22,6 @@ caller says it trusts the file (``policy:path=MODEL.zip,trusted=true``);
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import json
 import os
@@ -260,14 +259,18 @@ def legacy_module_paths() -> Iterator[None]:
     ``training.train_ppo.SeedFeatures``, ``training.features.CountFeatures``, which ``.zip`` files
     written before the package layout of 0.2 pickled) name the features module in
     ``sys.modules``; the previous entries are put back afterwards."""
+    from mancala_envs.agents.policies import features  # the one module they name today (torch)
+
     saved = {name: sys.modules.get(name) for name in LEGACY_MODULES}
     try:
         for name, target in LEGACY_MODULES.items():
             if target is None:
                 module = types.ModuleType(name, "stand-in for old pickled module paths")
                 module.__path__ = []  # a package, so that pickle can import its submodules
+            elif target == features.__name__:
+                module = features
             else:
-                module = importlib.import_module(target)
+                raise AssertionError(f"LEGACY_MODULES[{name!r}] names {target}, not the features module")
             sys.modules[name] = module
         for name in LEGACY_MODULES:
             parent, _, child = name.rpartition(".")
@@ -343,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m mancala_envs.agents.model_files MODEL.zip OUT [--game G] [--holes-per-row N]``."""
     import argparse
 
-    from mancala_envs import GAMES, get_game
+    from mancala_envs.game import get_game
+    from mancala_envs.rulesets import GAMES
 
     p = argparse.ArgumentParser(
         prog="python -m mancala_envs.agents.model_files",

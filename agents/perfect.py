@@ -34,10 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mancala_envs import Game, State, tablebase
+from mancala_envs import tablebase
 from mancala_envs.agents.base import Agent, require_running, spec_name
 from mancala_envs.agents.minimax.agent import MinimaxAgent
 from mancala_envs.agents.minimax.alphabeta import WIN, evaluate
+from mancala_envs.game import Game
+from mancala_envs.state import State
 from mancala_envs.tablebase import probe as tb_probe
 from mancala_envs.tablebase import store
 

@@ -12,20 +12,37 @@ all), and :meth:`Cursor.legal_actions` is a cached tuple. The rules are the core
     while not cursor.is_over:
         cursor.apply(random.choice(cursor.legal_actions()))
     final = cursor.state()
+
+The cursor is part of the game's API by design: :meth:`Game.cursor <mancala_envs.game.Game.cursor>`
+makes one, and this module sits between the state and the game, naming its game by what it reads
+of it (:class:`GameOfCursor`), so that it imports nothing above it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from mancala_envs.core.engine import mask_bits, new_work, push_move
 from mancala_envs.core.fast import entry_point
-from mancala_envs.state import IllegalMoveError, State
+from mancala_envs.state import GameOfState, IllegalMoveError, State
 
-if TYPE_CHECKING:
-    from mancala_envs.game import Game
+
+class GameOfCursor(GameOfState, Protocol):
+    """What a :class:`Cursor` reads of its game: a :class:`~mancala_envs.game.Game`."""
+
+    @property
+    def rules(self) -> np.ndarray: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def holes_per_row(self) -> int: ...
+    @property
+    def state_size(self) -> int: ...
+    def action_index(self, action: object) -> int: ...
+    def why_illegal(self, state: State, action: int) -> str: ...
+
 
 _ACTIONS = [tuple(a for a in range(10) if bits >> a & 1) for bits in range(1 << 10)]  # mask bits -> holes
 
@@ -45,7 +62,7 @@ class Cursor:
 
     __slots__ = ("_bits", "_depth", "_game", "_n", "_push", "_rules", "_stack", "_to_move", "_work")
 
-    def __init__(self, game: Game, state: State):
+    def __init__(self, game: GameOfCursor, state: State):
         self._game = game
         self._rules = game.rules
         self._n = game.num_actions
@@ -58,7 +75,8 @@ class Cursor:
         self._push = _push_entry(self._stack, self._rules, self._work)
 
     @property
-    def game(self) -> Game:
+    def game(self) -> GameOfCursor:
+        """The :class:`~mancala_envs.game.Game` this cursor plays."""
         return self._game
 
     @property

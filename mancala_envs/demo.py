@@ -9,8 +9,9 @@ import argparse
 
 import numpy as np
 
-from mancala_envs import GAMES, get_game
+from mancala_envs.game import get_game
 from mancala_envs.render import ansi_board
+from mancala_envs.rulesets import GAMES
 
 
 def play_random_game(name: str, seed: int) -> str:

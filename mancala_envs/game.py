@@ -366,7 +366,7 @@ class Game:
         view_into(self._check_state(state)._array, self._player(player, "player"), self.rules, 1, out)
         return out
 
-    def cursor(self, state: State | None = None):
+    def cursor(self, state: State | None = None) -> Cursor:
         """A mutable :class:`~mancala_envs.cursor.Cursor` at ``state`` (default: the start)."""
         return Cursor(self, self.initial_state() if state is None else self._check_state(state))
 

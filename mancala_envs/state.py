@@ -3,20 +3,37 @@
 A state wraps one packed ``int32`` vector (layout in :mod:`mancala_envs.core.layout`) and the
 :class:`~mancala_envs.game.Game` it belongs to. Its fields are read-only properties whose arrays
 are read-only views, so ``Game.apply`` never changes a state it was given.
+
+This module is the floor of the public API: it imports nothing above it. It names its game by
+what it reads of it (:class:`GameOfState`, which :class:`~mancala_envs.game.Game` satisfies), and
+draws itself for notebooks with :func:`mancala_envs.render.svg_board`, which reads a position
+through protocols of its own and imports neither this module nor the game's.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from mancala_envs.core.layout import DONE, NO_WINNER, RUNNING, TRUNCATED, Layout
-
-if TYPE_CHECKING:
-    from mancala_envs.game import Game
+from mancala_envs.rulesets import Ruleset
 
 STATE_FORMAT = 1  # version of State.to_dict's form
+
+
+class GameOfState(Protocol):
+    """What a :class:`State` reads of its game: a :class:`~mancala_envs.game.Game`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ruleset(self) -> Ruleset: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def params(self) -> dict[str, int]: ...
+    def state_from_array(self, array: np.ndarray) -> State: ...
 
 
 class IllegalMoveError(ValueError):
@@ -35,7 +52,7 @@ class State:
 
     __slots__ = ("_array", "_game", "_lay", "_mask")
 
-    def __init__(self, game: Game, array: np.ndarray, mask: np.ndarray | None = None):
+    def __init__(self, game: GameOfState, array: np.ndarray, mask: np.ndarray | None = None):
         lay: Layout = game.layout
         if mask is None:
             mask = array[lay.mask].astype(np.int8)
@@ -51,7 +68,8 @@ class State:
         return view
 
     @property
-    def game(self) -> Game:
+    def game(self) -> GameOfState:
+        """The :class:`~mancala_envs.game.Game` this state belongs to."""
         return self._game
 
     @property
@@ -131,7 +149,7 @@ class State:
 
     def _repr_svg_(self) -> str:
         """The board as an SVG picture (what Jupyter shows for a state)."""
-        from mancala_envs.render import svg_board
+        from mancala_envs.render import svg_board  # below this module: render imports no state
 
         return svg_board(self._game, self)
 

@@ -7,7 +7,6 @@ Imported on first use, so ``import mancala_envs.vector`` needs no Stable-Baselin
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,5 +17,7 @@ __all__ = ["MancalaVecEnv"]
 
 def __getattr__(name: str) -> Any:
     if name == "MancalaVecEnv":
-        return importlib.import_module("mancala_envs.envs.vector").MancalaVecEnv
+        from mancala_envs.envs.vector import MancalaVecEnv
+
+        return MancalaVecEnv
     raise AttributeError(f"module 'mancala_envs.vector' has no attribute {name!r}")

@@ -39,7 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs import Game, State
 from mancala_envs.agents.alphazero.forced_end import check_finish, shortest_forced_end
 from mancala_envs.agents.alphazero.search import GumbelSearch, network_inputs
 from mancala_envs.agents.base import (
@@ -51,7 +50,9 @@ from mancala_envs.agents.base import (
     time_budget,
 )
 from mancala_envs.agents.model_files import shipped_model
+from mancala_envs.game import Game
 from mancala_envs.infra.lru import LRU
+from mancala_envs.state import State
 
 DEFAULT_SIMS = 100
 MAX_SIMS = 100_000

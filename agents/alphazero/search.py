@@ -40,7 +40,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from mancala_envs import Game
 from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
 from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
 from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
@@ -56,6 +55,7 @@ from mancala_envs.core.layout import (
     off_winner,
     row_sum,
 )
+from mancala_envs.game import Game
 from mancala_envs.rulesets import R_HOLES, R_SEEDS_PER_HOLE
 
 # obs (k, input_width) float32 -> (logits (k, n), values (k,)) for the player to move

@@ -27,8 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mancala_envs import Game
 from mancala_envs.core.fast import inline_kernel
+from mancala_envs.game import Game
 
 
 class Tree(NamedTuple):

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mancala_envs import Game
 from mancala_envs.agents.alphazero.search import known_results
+from mancala_envs.game import Game
 
 ValueFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from mancala_envs import Game, State
 from mancala_envs.agents.base import Agent, require_running, spec_name
+from mancala_envs.game import Game
 from mancala_envs.infra.extras import require
+from mancala_envs.state import State
 
 MAX_SIMS = 100_000
 

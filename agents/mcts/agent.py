@@ -12,9 +12,10 @@ import time as _time
 
 import numpy as np
 
-from mancala_envs import Game, State
 from mancala_envs.agents.base import Agent, spec_number, time_budget
 from mancala_envs.agents.mcts.kernels import mcts_run
+from mancala_envs.game import Game
+from mancala_envs.state import State
 
 MAX_SIMS = 10_000_000  # the tree holds one node per simulation
 DEFAULT_SIMS = 1000

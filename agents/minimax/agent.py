@@ -38,7 +38,6 @@ import time as _time
 
 import numpy as np
 
-from mancala_envs import Game, State
 from mancala_envs.agents.base import Agent, spec_name, spec_number, time_budget
 from mancala_envs.agents.minimax.alphabeta import (
     CTX_ABORTED,
@@ -48,7 +47,9 @@ from mancala_envs.agents.minimax.alphabeta import (
     INF,
     alphabeta_root,
 )
+from mancala_envs.game import Game
 from mancala_envs.rulesets import GameTable, default_heuristic_weights, game_info
+from mancala_envs.state import State
 
 # (captured, row, non-empty holes) difference weights, then the low-material extension threshold
 # (-1 none), of every registered game: a live view of GameInfo.weights

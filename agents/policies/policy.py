@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs import Game
 from mancala_envs.agents.base import CHECKED_KEPT, NetworkAgent, spec_name, spec_number
 from mancala_envs.agents.model_files import shipped_model
+from mancala_envs.game import Game
 from mancala_envs.infra.extras import require
 from mancala_envs.infra.lru import LRU
 

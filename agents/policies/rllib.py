@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs import Game
 from mancala_envs.agents.base import NetworkAgent, spec_name
+from mancala_envs.game import Game
 
 RUN_CHECKPOINT = "checkpoint"  # the latest checkpoint inside a train-rllib --out folder
 MODULES_PATH = ("learner_group", "learner", "rl_module")

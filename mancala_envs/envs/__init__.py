@@ -12,19 +12,26 @@ Imported on first use (``MancalaVecEnv`` pulls in Stable-Baselines3).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-_WHERE = {
-    "MancalaEnv": "mancala_envs.envs.aec",
-    "SingleAgentEnv": "mancala_envs.envs.single",
-    "MancalaVecEnv": "mancala_envs.envs.vector",
-    "MancalaVectorEnv": "mancala_envs.envs.gym_vector",
-}
-__all__ = list(_WHERE)
+__all__ = ["MancalaEnv", "MancalaVecEnv", "MancalaVectorEnv", "SingleAgentEnv"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
+    if name == "MancalaEnv":
+        from mancala_envs.envs.aec import MancalaEnv
+
+        return MancalaEnv
+    if name == "SingleAgentEnv":
+        from mancala_envs.envs.single import SingleAgentEnv
+
+        return SingleAgentEnv
+    if name == "MancalaVecEnv":
+        from mancala_envs.envs.vector import MancalaVecEnv
+
+        return MancalaVecEnv
+    if name == "MancalaVectorEnv":
+        from mancala_envs.envs.gym_vector import MancalaVectorEnv
+
+        return MancalaVectorEnv
     raise AttributeError(f"module 'mancala_envs.envs' has no attribute {name!r}")

@@ -21,7 +21,6 @@ an info value, so libraries that turn every info value into a tensor (TorchRL) c
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -143,27 +142,42 @@ def start_state(game: Game, options: Mapping[str, Any] | None, first_player: int
     return game.initial_state(first_player)
 
 
-AGENT_PROVIDER = "mancala_envs.agents"  # the package that registers the spec resolver on import
 _resolver: Callable[..., Any] | None = None
 
 
-def register_agent_resolver(resolver: Callable[..., Any]) -> None:
-    """Set how the envs turn a spec string or a callable into an agent: ``resolver(opponent,
-    seed=..., batched_callable=...)``. :mod:`mancala_envs.agents` registers
-    :func:`~mancala_envs.agents.registry.as_agent` when it is imported."""
+def register_agent_resolver(resolver: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    """Inject how the envs turn an ``opponent`` that is not an agent (a spec string, a callable)
+    into one: ``resolver(opponent, seed=..., batched_callable=...)``; returns the resolver it
+    replaces (None: none). The envs sit below the agents and import none: the package's root,
+    :mod:`mancala_envs`, injects :func:`mancala_envs.agents.registry.as_agent` when it is
+    imported (the agents themselves are imported on the first spec)."""
     global _resolver
-    _resolver = resolver
+    previous, _resolver = _resolver, resolver
+    return previous
 
 
 def opponent_agent(opponent: object, seed: int, batched_callable: bool = False) -> Any:
     """The opponent as an agent of the one protocol (``act``/``act_batch``): an object with ``act``
     is kept as it is; a spec string or a callable (``f(observation_dict)`` for the single-agent
-    env, ``f(observations, masks)`` for the vector env) goes to the registered resolver. The envs
-    sit below the agents, so the resolver is registered by the agents package; a spec given before
-    it was imported imports it by name (:data:`AGENT_PROVIDER`)."""
+    env, ``f(observations, masks)`` for the vector env) goes to the injected resolver
+    (:func:`register_agent_resolver`)."""
     if callable(getattr(opponent, "act", None)):
         return opponent
     if _resolver is None:
-        importlib.import_module(AGENT_PROVIDER)  # registers its resolver
-    assert _resolver is not None, f"{AGENT_PROVIDER} did not register an agent resolver"
+        raise ValueError(
+            f"opponent {opponent!r} is not an agent (an object with act) and no agent resolver is "
+            "registered to build one (mancala_envs.envs.common.register_agent_resolver)"
+        )
     return _resolver(opponent, seed=seed, batched_callable=batched_callable)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AGENT_PROVIDER":  # the package the envs once imported by name for their resolver
+        warnings.warn(
+            "mancala_envs.envs.common.AGENT_PROVIDER is deprecated: the envs no longer import the agents "
+            "by name; mancala_envs injects their resolver (register_agent_resolver)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return "mancala_envs.agents"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,8 +9,8 @@ legal mask; ``to_state``/``from_state`` convert to and from :class:`mancala_envs
 
 from mancala_envs.infra.extras import require
 
-for _module in ("jax", "pgx"):
-    require(_module, "jax", "mancala_envs.jax (the games in JAX)")
+require("jax", "jax", "mancala_envs.jax (the games in JAX)")
+require("pgx", "jax", "mancala_envs.jax (the games in JAX)")
 
 from mancala_envs.jax.env import (  # noqa: E402  (after the extra's check)
     JaxEnv,
