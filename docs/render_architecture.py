@@ -42,7 +42,7 @@ CAPTIONS = {
     "the opponent pool",
     "web": "mancala serve: the stateless web app (app · service · checks) and its analysis workers",
     "evaluation": "the arena (records · matches · tournaments), openings, balance, ratings, "
-    "optimality, suites (making them), statistics, evaluate, datasets, figures",
+    "optimality, suite sampling, statistics, evaluate, datasets, figures",
     "agents": "agents/: the agent protocol (base), the spec registry (make_agent, as_agent) and every "
     "agent; model_files: the weights + JSON files of every model",
     "aec": "kept for imports written before 0.2 (the AEC env)",
@@ -55,8 +55,9 @@ CAPTIONS = {
     "registration": "the PettingZoo and Gymnasium ids of every game (entry points name the envs)",
     "envs": "PettingZoo AEC and Parallel, Gymnasium single-agent, the vector driver and its two faces",
     "jax": "the games in JAX as pgx environments (the [jax] extra)",
-    "tablebase": "exact endgame tablebases: build, store, probe, suites, solve, proofs",
+    "tablebase": "exact endgame tablebases: build, store, probe, optimality suites, solve, proofs",
     "random_play": "random_games: batched uniformly random games",
+    "variant": "a game and its parameters on a command line: add_game_arguments, game_from_arguments",
     "game": "Game: the public API of the rules (RULES.md §5), checks at the boundary",
     "cursor": "Cursor: a mutable position for Python search loops (game.cursor())",
     "state": "State: an immutable position and its JSON form; imports nothing above it",
