@@ -20,19 +20,21 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from mancala_envs import GAMES, Game, get_game
+from mancala_envs import Game
+from mancala_envs.cli.parsing import add_game_argument, add_holes_argument, command_args, game_from_args
 from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
-from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.builder import build
 from mancala_envs.tablebase.suites import write_suite
 from mancala_envs.tablebase.table import NO_MOVE, Tablebase, load
 
-PROG = "mancala tablebase"
+NAME = "tablebase"
+PROG = f"mancala {NAME}"
 OUTCOME_WORDS = {1: "win", 0: "draw", -1: "loss"}
 
 
@@ -44,15 +46,15 @@ def _ints(text: str) -> list[int]:
 
 
 def _game_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", choices=GAMES, help="which game: " + ", ".join(GAMES))
-    p.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
-    )
+    add_game_argument(p)
+    add_holes_argument(p)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        NAME,
         prog=PROG,
+        help="build or probe an exact endgame tablebase",
         description="Build, probe or sample an exact endgame tablebase (docs/TABLEBASE.md, section 4).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -99,11 +101,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _game(args: argparse.Namespace) -> Game:
-    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
-    return get_game(args.game, **params)
-
-
 def _open(game: Game, path: Path | None, max_seeds: int | None = None) -> Tablebase:
     path = path if path is not None else store.default_path(game)
     if not (path / store.HEADER).is_file():
@@ -124,7 +121,7 @@ def kept_layers(path: Path) -> str:
 
 
 def _build(args: argparse.Namespace) -> int:
-    game = _game(args)
+    game = game_from_args(args)
     announce_compilation("rules", "tablebase")
     start = time.perf_counter()
     try:
@@ -173,7 +170,7 @@ def probe_text(tb: Tablebase, state) -> str:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    game = _game(args)
+    game = game_from_args(args)
     state = game.state_from(board=args.board, captured=args.captured, to_move=args.to_move)
     tb = _open(game, args.path)
     why = tb.why_not_covered(state)
@@ -185,7 +182,7 @@ def _probe(args: argparse.Namespace) -> int:
 
 def _suite(args: argparse.Namespace) -> int:
 
-    game = _game(args)
+    game = game_from_args(args)
     tb = _open(game, args.path, args.max_seeds)
 
     specs = SUITE_AGENTS if args.agents is None else tuple(x.strip() for x in args.agents.split(";"))
@@ -201,10 +198,13 @@ def _suite(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``mancala tablebase``; returns the exit status (2 with one line on stderr for bad input or a
-    failed write, 128 + the signal after Ctrl-C or SIGTERM)."""
-    parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    """``mancala tablebase`` (``argv``: its arguments); returns the exit status."""
+    return run(command_args(add_parser, NAME, list(sys.argv[1:] if argv is None else argv)))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Returns the exit status (2 with one line on stderr for bad input or a failed write, 128 + the
+    signal after Ctrl-C or SIGTERM)."""
     try:
         with interrupts.sigterm_raises():
             return {"build": _build, "probe": _probe, "suite": _suite}[args.command](args)
