@@ -18,12 +18,19 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mancala_envs import Game
-from mancala_envs.cli.parsing import add_game_argument, add_holes_argument, command_args, game_from_args
+from mancala_envs.cli.parsing import (
+    add_game_argument,
+    add_holes_argument,
+    command_args,
+    game_from_args,
+    standalone,
+)
 from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
@@ -99,6 +106,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--agents", default=None, metavar="SPECS", help="players separated by ; (default: varied)")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
     return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Deprecated: the parser is :func:`add_parser`'s."""
+    message = "mancala_envs.cli.tablebase.build_parser is deprecated: use add_parser"
+    warnings.warn(message, DeprecationWarning, stacklevel=2)
+    return standalone(add_parser)
 
 
 def _open(game: Game, path: Path | None, max_seeds: int | None = None) -> Tablebase:
