@@ -29,7 +29,15 @@ from mancala_envs.core.batch import (
 from mancala_envs.core.fast import entry_point
 from mancala_envs.core.layout import NO_ACTION, NO_WINNER, layout
 from mancala_envs.cursor import Cursor
-from mancala_envs.rulesets import GAMES, RULESETS, Ruleset, game_info, get_ruleset, parameter_values
+from mancala_envs.rulesets import (
+    DEFAULT_MAX_PLIES,
+    GAMES,
+    RULESETS,
+    Ruleset,
+    game_info,
+    get_ruleset,
+    parameter_values,
+)
 from mancala_envs.state import STATE_FORMAT, IllegalMoveError, State
 
 __all__ = ["Game", "IllegalMoveError", "State", "get_game", "outcome", "variants"]
@@ -100,7 +108,8 @@ class Game:
         self._work = engine.new_work(n)  # apply's scratch (the GIL serialises calls into it)
 
     def __repr__(self) -> str:
-        return f"Game({self.name!r}, holes_per_row={self.holes_per_row}, max_plies={self.max_plies})"
+        own = "".join(f", {k}={v}" for k, v in self.variant_params.items() if k != "holes_per_row")
+        return f"Game({self.name!r}, holes_per_row={self.holes_per_row}{own}, max_plies={self.max_plies})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.ruleset == self.ruleset
@@ -118,11 +127,30 @@ class Game:
         return parameter_values(self.ruleset)
 
     @property
+    def variant_params(self) -> dict[str, int]:
+        """:attr:`params` without ``max_plies``: the parameters that name the variant (tablebase
+        headers, proofs, suites and model files record these)."""
+        return {k: v for k, v in self.params.items() if k != "max_plies"}
+
+    @property
     def variant(self) -> str:
         """The variant's name in file names: the game and the values of its parameters other than
         ``max_plies`` (``songo_ewondo``, En Dodoi at 8 holes: ``en_dodoi_8``). Tables, optimality
         suites and shipped models are named after it."""
-        return self.name + "".join(f"_{v}" for k, v in self.params.items() if k != "max_plies")
+        return self.name + "".join(f"_{v}" for v in self.variant_params.values())
+
+    @property
+    def title(self) -> str:
+        """The variant in words, for titles: ``Songo Ewondo``, ``En Dodoi (8 holes)``
+        (:meth:`~mancala_envs.rulesets.GameInfo.variant_name`)."""
+        return game_info(self.name).variant_name(self.params)
+
+    def with_max_plies(self, max_plies: int = DEFAULT_MAX_PLIES) -> Game:
+        """This variant truncated at ``max_plies`` (TR1); without an argument, at the default
+        (1000): the game a table, a proof or a suite is about."""
+        if max_plies == self.max_plies:
+            return self
+        return get_game(self.name, **self.variant_params, max_plies=max_plies)
 
     # ------------------------------------------------------------------ states
 
@@ -185,11 +213,10 @@ class Game:
         params = d.get("params") or {}
         if not isinstance(params, Mapping):
             raise ValueError(f"state dict params must be a mapping, got {params!r}")
-        width = params.get("holes_per_row", self.holes_per_row)
-        if d.get("game") != self.name or width != self.holes_per_row:
-            raise ValueError(
-                f"state dict is a {d.get('game')!r} position (holes_per_row {width}), not {self!r}"
-            )
+        variant = {k: params.get(k, v) for k, v in self.variant_params.items()}
+        if d.get("game") != self.name or variant != self.variant_params:
+            about = ", ".join(f"{k} {v}" for k, v in params.items() if k != "max_plies") or "no parameters"
+            raise ValueError(f"state dict is a {d.get('game')!r} position ({about}), not {self!r}")
         try:
             state = self.state_from(
                 d["board"],

@@ -13,6 +13,7 @@ not code: :func:`mancala_envs.registration.register_game` (docs/adding-a-game.md
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
@@ -234,6 +235,17 @@ def default_heuristic_weights(ruleset: Ruleset) -> tuple[int, int, int, int]:
     return WEIGHTS_BY_CAPTURES if ruleset.result == RESULT_BY_CAPTURES else WEIGHTS_BY_SURVIVAL
 
 
+class UnknownParameterError(ValueError):
+    """A parameter the game does not declare (:meth:`GameInfo.ruleset_with`): ``unknown``, the names
+    given that it does not take, ``accepted``, those it does. The envs turn it into their
+    ``UnknownArgumentError`` (:func:`mancala_envs.envs.common.resolve_game`)."""
+
+    def __init__(self, game: str, unknown: Sequence[str], accepted: Sequence[str]):
+        self.game, self.unknown, self.accepted = game, tuple(sorted(unknown)), tuple(sorted(accepted))
+        names, allowed = ", ".join(self.unknown), ", ".join(self.accepted)
+        super().__init__(f"unknown parameter(s) {names} for {game}; accepted: {allowed}")
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """A game as data: its base :class:`Ruleset` and what the rest of the project reads about it.
@@ -256,10 +268,14 @@ class GameInfo:
     gym_name: str | None = None
 
     def variant_name(self, params: Mapping[str, Any]) -> str:
-        """``Songo Ewondo``, ``En Dodoi (8 holes)``: the game with ``params`` in words (the holes a
-        row when they are one of its parameters)."""
-        holes = params.get("holes_per_row") if any(p == "holes_per_row" for p, _ in self.parameters) else None
-        return self.display_name + (f" ({holes} holes)" if holes else "")
+        """``Songo Ewondo``, ``En Dodoi (8 holes)``: the game with the values in ``params`` of its
+        declared parameters in words (``holes_per_row`` as holes, another by its name)."""
+        words = [
+            f"{params[p]} holes" if p == "holes_per_row" else f"{p} {params[p]}"
+            for p, _ in self.parameters
+            if params.get(p)
+        ]
+        return self.display_name + (f" ({', '.join(words)})" if words else "")
 
     def __post_init__(self) -> None:
         r = check_ruleset(self.ruleset)
@@ -327,14 +343,14 @@ class GameInfo:
         """The minimax heuristic weights: the game's own, else its result rule's default."""
         return self.heuristic_weights or default_heuristic_weights(self.ruleset)
 
-    def variant(self, **params: object) -> Ruleset:
+    def ruleset_with(self, **params: object) -> Ruleset:
         """The ruleset with ``params`` applied (``max_plies`` and the game's :attr:`parameters`;
-        None leaves a field as it is). A bad name or value raises ``ValueError`` naming it."""
-        allowed = self.parameter_names
-        unknown = sorted(set(params) - set(allowed))
+        None leaves a field as it is): the one validation of a game's parameters, on every way
+        to a :class:`~mancala_envs.game.Game`. A name the game does not declare raises
+        :class:`UnknownParameterError`, a bad value ``ValueError``, each naming it."""
+        unknown = set(params) - set(self.parameter_names)
         if unknown:
-            names, accepted = ", ".join(unknown), ", ".join(sorted(allowed))
-            raise ValueError(f"unknown parameter(s) {names} for {self.name}; accepted: {accepted}")
+            raise UnknownParameterError(self.name, sorted(unknown), self.parameter_names)
         changes: dict[str, int] = {}
         if params.get("max_plies") is not None:
             max_plies = _check_int("max_plies", params["max_plies"])
@@ -349,6 +365,13 @@ class GameInfo:
                     raise ValueError(f"{p} must be in {_span(values)} for {self.name}, got {value}")
                 changes[p] = value
         return check_ruleset(replace(self.ruleset, **changes)) if changes else self.ruleset
+
+    def variant(self, **params: object) -> Ruleset:
+        """Deprecated: :meth:`ruleset_with` (a *variant* is :attr:`Game.variant`, a name)."""
+        warnings.warn(
+            "GameInfo.variant is deprecated; use GameInfo.ruleset_with", DeprecationWarning, stacklevel=2
+        )
+        return self.ruleset_with(**params)
 
 
 SONGO_EWONDO_INFO = GameInfo(
@@ -485,6 +508,15 @@ def ruleset_parameters(name: str) -> set[str]:
     return set(info.parameter_names) if info else {"max_plies"}
 
 
+def declared_parameters() -> tuple[str, ...]:
+    """Every parameter some registered game declares (``max_plies`` aside), each once, in
+    registration order (the command-line flags of :mod:`mancala_envs.variant`)."""
+    names: dict[str, None] = {}
+    for info in _REGISTRY.values():
+        names.update((p, None) for p, _ in info.parameters)
+    return tuple(names)
+
+
 def parameter_values(ruleset: Ruleset) -> dict[str, int]:
     """The parameters that rebuild ``ruleset`` with :func:`get_ruleset`: ``max_plies``, then the
     variable fields of its game (none for a name that is not registered)."""
@@ -511,4 +543,4 @@ def get_ruleset(name: str, **params: Any) -> Ruleset:
     """The ruleset of the registered game ``name`` with ``params`` applied (``max_plies``, TR1,
     and its :attr:`GameInfo.parameters`, e.g. ``holes_per_row`` for En Dodoi). Unknown names or
     parameters raise ``ValueError`` naming the problem."""
-    return game_info(name).variant(**params)
+    return game_info(name).ruleset_with(**params)

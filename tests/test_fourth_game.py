@@ -1,7 +1,8 @@
 """A fourth game defined only as data, here (docs/adding-a-game.md): a relay game of 5 holes a row
 and 2 seeds a hole, with Sadeqa II's capture on either side (SQ3) and En Dodoi's end and result
 (ED4, ED5). Registered through the public API, it gets the AEC and Gymnasium envs, every search
-agent, opening suites and a tablebase, with no code of its own."""
+agent, opening suites and a tablebase, with no code of its own. Besides the holes a row it declares
+a parameter of its own, the seeds a hole, which reaches every env family and the web API."""
 
 from __future__ import annotations
 
@@ -13,10 +14,20 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test
+from pettingzoo import ParallelEnv
+from pettingzoo.test import api_test, parallel_api_test
 from tablebase_reference import Reference, all_keys
 
-from mancala_envs import GAMES, GameInfo, Ruleset, get_game, register_game, tablebase, unregister_game
+from mancala_envs import (
+    GAMES,
+    GameInfo,
+    Ruleset,
+    UnknownArgumentError,
+    get_game,
+    register_game,
+    tablebase,
+    unregister_game,
+)
 from mancala_envs.agents.minimax.agent import HEURISTIC_WEIGHTS, MinimaxAgent
 from mancala_envs.envs.aec import MancalaEnv
 from mancala_envs.evaluation.arena import play_game, play_match
@@ -45,7 +56,7 @@ RELAY_TOY = Ruleset(
 RELAY_TOY_INFO = GameInfo(
     RELAY_TOY,
     "Relay Toy",  # Gymnasium id: mancala_envs/RelayToy-v0
-    parameters={"holes_per_row": range(4, 7)},
+    parameters={"holes_per_row": range(4, 7), "seeds_per_hole": range(1, 4)},  # the seeds: its own
     opening_plies=(2, 4),
     # heuristic_weights left out: the default of its result rule (captures decide)
 )
@@ -69,14 +80,21 @@ def test_every_table_reads_the_registration(toy):
     assert (toy.holes_per_row, toy.total_seeds, toy.params) == (
         5,
         20,
-        {"max_plies": 1000, "holes_per_row": 5},
+        {"max_plies": 1000, "holes_per_row": 5, "seeds_per_hole": 2},
+    )
+    assert (toy.variant, toy.variant_params, toy.title) == (
+        "relay_toy_5_2",
+        {"holes_per_row": 5, "seeds_per_hole": 2},
+        "Relay Toy (5 holes, seeds_per_hole 2)",
     )
     narrow = get_game("relay_toy", holes_per_row=4, max_plies=300)
     assert (narrow.num_actions, narrow.total_seeds, narrow.max_plies) == (4, 16, 300)
     with pytest.raises(ValueError, match=r"holes_per_row must be in 4\.\.6 for relay_toy, got 7"):
         get_game("relay_toy", holes_per_row=7)
+    with pytest.raises(ValueError, match=r"seeds_per_hole must be in 1\.\.3 for relay_toy, got 4"):
+        get_game("relay_toy", seeds_per_hole=4)
     with pytest.raises(ValueError, match="unknown parameter"):
-        get_game("relay_toy", seeds_per_hole=3)
+        get_game("relay_toy", big_hole=3)
     assert register_game(RELAY_TOY_INFO) == RELAY_TOY_INFO  # registering it again changes nothing
     with pytest.raises(ValueError, match="another game named 'relay_toy'"):
         register_game(GameInfo(RELAY_TOY, "Other Toy"))
@@ -166,3 +184,88 @@ def test_tablebase_matches_the_brute_force(toy, tmp_path):
             if not state.done:
                 assert tb.outcome(state) == ref.outcome(key, d), (key, d)
                 np.testing.assert_array_equal(tb.best_actions(state), ref.best_mask(key, d))
+
+
+# ---------------------------------------------------------------------------- its own parameter
+
+SEEDS = 3  # the toy's seeds a hole, not its default (2): 30 seeds on 2 x 5 holes
+
+
+def _play_out(env: ParallelEnv, seed: int) -> int:
+    """Random legal moves in a Parallel env until the game ends; the plies played."""
+    observations, _ = env.reset(seed=seed)
+    rng, plies = np.random.default_rng(seed), 0
+    while env.agents:
+        mover = env.agent_selection
+        legal = np.flatnonzero(observations[mover]["action_mask"])
+        actions = {a: (int(rng.choice(legal)) if a == mover else None) for a in env.agents}
+        observations, _, _, _, _ = env.step(actions)
+        plies += 1
+    return plies
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's style hints (dict spaces, zero masks)
+def test_its_own_parameter_reaches_the_aec_and_parallel_envs(toy):
+    aec = pettingzoo.make("aec", ENV_ID, seeds_per_hole=SEEDS)
+    assert aec.game == get_game("relay_toy", seeds_per_hole=SEEDS) and aec.game.total_seeds == 30
+    aec.reset(seed=0)
+    assert aec.game_state.board.tolist() == [SEEDS] * 10
+    observation = aec.observe("player_0")["observation"]
+    np.testing.assert_allclose(observation[:10], SEEDS / 30)  # the counts over the game's seeds
+    api_test(MancalaEnv("relay_toy", seeds_per_hole=1, holes_per_row=4, max_cycles=6), num_cycles=20)
+    parallel = pettingzoo.make("parallel", ENV_ID, seeds_per_hole=SEEDS)
+    assert parallel.game.total_seeds == 30 and _play_out(parallel, seed=1) > 0
+    parallel_api_test(pettingzoo.make("parallel", ENV_ID, seeds_per_hole=1), num_cycles=50)
+    with pytest.raises(UnknownArgumentError, match="seeds_per_hole"):  # not a parameter of En Dodoi
+        MancalaEnv("en_dodoi", seeds_per_hole=SEEDS)
+    with pytest.raises(ValueError, match=r"seeds_per_hole must be in 1\.\.3"):
+        MancalaEnv("relay_toy", seeds_per_hole=4)
+
+
+def test_its_own_parameter_reaches_the_gymnasium_and_vector_envs(toy):
+    game = get_game("relay_toy", seeds_per_hole=SEEDS)
+    single = gymnasium.make(GYM_ID, seeds_per_hole=SEEDS, opponent="greedy", seat=0)
+    observation, _ = single.reset(seed=0)
+    assert single.unwrapped.game == game
+    np.testing.assert_allclose(observation["observation"][:10], SEEDS / 30)  # the start, over 30 seeds
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # SB3's own, on some versions
+        from mancala_envs.envs.vector import MancalaVecEnv
+    sb3 = MancalaVecEnv("relay_toy", 4, opponent="greedy", counts=True, seeds_per_hole=SEEDS)
+    assert sb3.game == game
+    np.testing.assert_array_equal(sb3.reset()[:, :12].sum(axis=1), 30)  # every seed, in counts
+    stepped, *_ = sb3.step(np.array([int(np.flatnonzero(m)[0]) for m in sb3.action_masks()]))
+    np.testing.assert_array_equal(stepped[:, :12].sum(axis=1), 30)
+    gym_vector = gymnasium.make_vec(GYM_ID, num_envs=3, counts=True, seeds_per_hole=SEEDS)
+    observations, _ = gym_vector.reset(seed=0)
+    assert gym_vector.unwrapped.game == game
+    np.testing.assert_array_equal(observations[:, :12].sum(axis=1), 30)
+    for env in (sb3, gym_vector):
+        env.close()
+
+
+def test_its_own_parameter_reaches_the_web_api(toy, tmp_path):
+    pytest.importorskip("starlette", reason="the web app needs the web extra")
+    from starlette.testclient import TestClient
+
+    from mancala_envs.web.app import create_app
+
+    game = get_game("relay_toy", seeds_per_hole=SEEDS)
+    app = create_app(tables=tmp_path, max_seconds=2.0, workers=1, warm=False)  # a spawned worker
+    with TestClient(app, raise_server_exceptions=False) as client:
+        variants = client.get("/api/info").json()["variants"]
+        listed = {v["variant"]: v for v in variants if v["game"] == "relay_toy"}
+        assert listed["relay_toy_5_3"]["params"] == {"holes_per_row": 5, "seeds_per_hole": SEEDS}
+        assert len(listed) == 9  # every width with every seeds a hole
+        request = {"game": "relay_toy", "params": {"seeds_per_hole": SEEDS}, "start": None, "moves": [0]}
+        view = client.post("/api/position", json=request).json()
+        assert view["state"] == game.apply(game.initial_state(), 0).to_dict()
+        answer = client.post("/api/move", json={**request, "agent": "greedy"})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["moves"][0] == 0 and sum(answer.json()["state"]["board"]) <= 30
+        refused = client.post("/api/position", json={**request, "params": {"seeds_per_hole": 4}})
+        assert refused.status_code == 400 and "seeds_per_hole must be in 1..3" in refused.json()["error"]
+
+
+# The command line (`mancala play relay_toy --seeds-per-hole 3`, flags derived by
+# mancala_envs.variant.add_game_arguments) is tested here by the CLI's change: append it below.

@@ -59,7 +59,7 @@ from pettingzoo import AECEnv
 from mancala_envs.core.batch import view_into
 from mancala_envs.core.engine import new_work, play
 from mancala_envs.core.layout import DONE, NO_WINNER, TRUNCATED
-from mancala_envs.envs.common import AGENTS, info_dict, resolve_game, start_state, unknown_arguments
+from mancala_envs.envs.common import AGENTS, info_dict, resolve_game, start_state
 from mancala_envs.game import Game, outcome
 from mancala_envs.render import ansi_board, rgb_board
 from mancala_envs.rulesets import ruleset_parameters
@@ -92,9 +92,9 @@ class MancalaEnv(AECEnv):
     ==================  ===============  =====================================================================
     ``game``            ``None``         ``"songo_ewondo"``, ``"sadeqa_ii"``, ``"en_dodoi"`` (any registered
                                          game's name) or a :class:`~mancala_envs.Game`
-    ``max_plies``       ``None``         truncation limit (TR1); ``None``: the game's, 1000; only with a game
-                                         name
-    ``holes_per_row``   ``None``         En Dodoi's width 6..10 (``None``: 8); only with ``"en_dodoi"``
+    ``**game_params``   —                the game's parameters, only with a game name: ``max_plies`` (TR1,
+                                         default 1000) and those its ``GameInfo`` declares (En Dodoi's
+                                         ``holes_per_row`` 6..10, default 8); ``None``: the game's own value
     ``first_player``    ``"player_0"``   ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn from
                                          ``np_random`` at every reset)
     ``render_mode``     ``None``         ``None``, ``"human"`` (prints the text board after reset and every
@@ -128,41 +128,16 @@ class MancalaEnv(AECEnv):
         self,
         game: str | Game | None = None,
         *,
-        max_plies: int | None = None,
-        holes_per_row: int | None = None,
         first_player: str = "player_0",
         render_mode: str | None = None,
         illegal_action: str = "terminate",
         obs_format: str = "dict",
         max_cycles: int | None = None,
         name: str | None = None,
-        **unknown: Any,
+        **game_params: Any,
     ):
         super().__init__()
-        game_name = game.name if isinstance(game, Game) else game or self.game_name
-        if holes_per_row is not None and "holes_per_row" not in ruleset_parameters(game_name):
-            unknown["holes_per_row"] = holes_per_row  # a parameter of another game
-        if unknown:
-            accepted = ", ".join(self.accepted_arguments(game_name))
-            raise unknown_arguments(f"{type(self).__name__}.__init__", unknown, f"accepted: {accepted}")
-        if game is None:
-            if self.game_name is None:
-                raise ValueError("MancalaEnv needs a game: a game name or a mancala_envs.Game")
-            game = self.game_name
-        if max_cycles is not None:
-            if max_plies is not None:
-                raise ValueError("give max_plies or max_cycles, not both")
-            if (
-                isinstance(max_cycles, bool)
-                or not isinstance(max_cycles, (int, np.integer))
-                or max_cycles < 1
-            ):
-                raise ValueError(f"max_cycles must be a positive integer, got {max_cycles!r}")
-            max_plies = 2 * int(max_cycles)
-        params: dict[str, Any] = {} if max_plies is None else {"max_plies": max_plies}
-        if holes_per_row is not None:
-            params["holes_per_row"] = holes_per_row
-        game = resolve_game(game, params, min_plies=1)
+        game = self._resolve(game, max_cycles, game_params)
         for what, value, allowed in (
             ("first_player", first_player, FIRST_PLAYERS),
             ("illegal_action", illegal_action, ILLEGAL_ACTION_MODES),
@@ -181,21 +156,45 @@ class MancalaEnv(AECEnv):
         self.illegal_action = illegal_action
         self.obs_format = obs_format
         self.possible_agents = list(AGENTS)
-        n = game.holes_per_row
-
-        def space() -> spaces.Space:  # one object per agent, so that their samplers are seeded apart
-            box = spaces.Box(0.0, 1.0, (game.observation_size,), np.float32)
-            mask_box = spaces.Box(0, 1, (n,), np.int8)
-            return spaces.Dict({"observation": box, "action_mask": mask_box}) if obs_format == "dict" else box
-
-        self.observation_spaces = {a: space() for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(n) for a in AGENTS}
+        self.observation_spaces = {a: self._observation_space() for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(game.holes_per_row) for a in AGENTS}
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
+        self._fix_hot_path(game)
+        self._s: np.ndarray | None = None  # the packed core state (writeable, private)
+        self._live = False  # True from reset() until the game ends
+        self._note: str | None = None  # how an illegal move ended the game (for rendering)
 
-        # Fixed data of the hot path.
+    def _resolve(self, game: str | Game | None, max_cycles: int | None, game_params: dict[str, Any]) -> Game:
+        """The env's :class:`Game`: ``game`` (None: the subclass's) with ``game_params`` and
+        ``max_cycles`` (``max_plies = 2 * max_cycles``), validated by
+        :func:`~mancala_envs.envs.common.resolve_game`."""
+        if game is None:
+            if self.game_name is None:
+                raise ValueError("MancalaEnv needs a game: a game name or a mancala_envs.Game")
+            game = self.game_name
+        if max_cycles is not None:
+            if game_params.get("max_plies") is not None:
+                raise ValueError("give max_plies or max_cycles, not both")
+            whole = isinstance(max_cycles, (int, np.integer)) and not isinstance(max_cycles, bool)
+            if not whole or max_cycles < 1:
+                raise ValueError(f"max_cycles must be a positive integer, got {max_cycles!r}")
+            game_params = {**game_params, "max_plies": 2 * int(max_cycles)}
+        return resolve_game(game, game_params, min_plies=1, env=type(self))
+
+    def _observation_space(self) -> spaces.Space:
+        """One agent's observation space (one object per agent, so that their samplers are seeded
+        apart)."""
+        box = spaces.Box(0.0, 1.0, (self.game.observation_size,), np.float32)
+        if self.obs_format == "flat":
+            return box
+        mask_box = spaces.Box(0, 1, (self.game.holes_per_row,), np.int8)
+        return spaces.Dict({"observation": box, "action_mask": mask_box})
+
+    def _fix_hot_path(self, game: Game) -> None:
+        """The fixed data of the hot path: the game's rules, layout positions and scratch."""
         lay = game.layout
-        self._n = n
+        self._n = game.holes_per_row
         self._rules = game.rules
         self._scale = 1.0 / game.total_seeds
         self._obs_size = game.observation_size
@@ -205,14 +204,11 @@ class MancalaEnv(AECEnv):
         self._to_move_at = lay.to_move
         self._winner_at = lay.winner
         self._ply_at = lay.ply
-        self._flat = obs_format == "flat"
-        self._work = new_work(n)
+        self._flat = self.obs_format == "flat"
+        self._work = new_work(game.holes_per_row)
         self._index = {a: i for i, a in enumerate(AGENTS)}
         self._other = {AGENTS[0]: AGENTS[1], AGENTS[1]: AGENTS[0]}
-        self._human = render_mode == "human"
-        self._s: np.ndarray | None = None  # the packed core state (writeable, private)
-        self._live = False  # True from reset() until the game ends
-        self._note: str | None = None  # how an illegal move ended the game (for rendering)
+        self._human = self.render_mode == "human"
 
     @staticmethod
     def accepted_arguments(game: str | None) -> list[str]:

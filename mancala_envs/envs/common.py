@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from mancala_envs.core.layout import DRAW as DRAW  # the winner codes, re-export
 from mancala_envs.core.layout import NO_WINNER as NO_WINNER
 from mancala_envs.game import Game, get_game
 from mancala_envs.infra.compile_note import announce_compilation
-from mancala_envs.rulesets import RULESETS, ruleset_parameters
+from mancala_envs.rulesets import UnknownParameterError, declared_parameters, ruleset_parameters
 from mancala_envs.state import State
 
 AGENTS = ("player_0", "player_1")
@@ -64,33 +64,51 @@ def resolve_game(
     game: str | Game, params: Mapping[str, Any], min_plies: int = 2, env: type | None = None
 ) -> Game:
     """The :class:`Game` named ``game`` built with ``params``, or ``game`` itself (then no params).
-    A game with an opponent needs ``max_plies >= 2`` (each side moves once). ``params`` are the
-    keyword arguments the env class ``env`` did not name: one that is not a game parameter either
-    raises :class:`UnknownArgumentError` listing both. The first call of a process whose compiled
-    rules kernels are not cached yet announces their compilation (:mod:`mancala_envs.infra.compile_note`)."""
+    ``params`` are the keyword arguments the env class ``env`` did not name, validated once, by
+    :meth:`~mancala_envs.rulesets.GameInfo.ruleset_with` (through :func:`get_game`): one that is no
+    parameter of the game raises :class:`UnknownArgumentError` listing the env's arguments and the
+    game's parameters; a parameter of any registered game given as None is left out (the game's
+    own value). A game with an opponent needs ``max_plies >= 2`` (each side moves once). The first
+    call of a process whose compiled rules kernels are not cached yet announces their compilation
+    (:mod:`mancala_envs.infra.compile_note`)."""
     announce_compilation("rules")
-    name = game.name if isinstance(game, Game) else game
-    if isinstance(name, str) and (name in RULESETS or isinstance(game, Game)):
-        unknown = set(params) - ruleset_parameters(name)
-        if unknown:
-            where, own = "get_game", ""
-            if env is not None:
-                named = inspect.signature(env.__init__).parameters.items()
-                args = [k for k, p in named if k not in ("self", "game") and p.kind is not p.VAR_KEYWORD]
-                where, own = f"{env.__name__}.__init__", f"its arguments are {', '.join(args)}; "
-            game_params = ", ".join(sorted(ruleset_parameters(name)))
-            raise unknown_arguments(where, unknown, f"{own}the game parameters of {name} are {game_params}")
+    declared = {"max_plies", *declared_parameters()}
+    params = {k: v for k, v in params.items() if v is not None or k not in declared}
     if isinstance(game, Game):
+        unknown = set(params) - ruleset_parameters(game.name)
+        if unknown:
+            raise _unknown_argument(env, game.name, unknown, sorted(ruleset_parameters(game.name)))
         if params:
             raise ValueError(f"game parameters {sorted(params)} apply to a game name, not to a Game object")
         result = game
     elif isinstance(game, str):
-        result = get_game(game, **params)
+        try:
+            result = get_game(game, **params)
+        except UnknownParameterError as e:
+            raise _unknown_argument(env, e.game, e.unknown, e.accepted) from None
     else:
         raise ValueError(f"game must be a game name or a mancala_envs.Game, got {game!r}")
     if result.max_plies < min_plies:
         raise ValueError(f"max_plies must be at least {min_plies} here, got {result.max_plies}")
     return result
+
+
+def _unknown_argument(
+    env: type | None, name: str, unknown: Iterable[str], game_params: Iterable[str]
+) -> UnknownArgumentError:
+    """The error for keyword arguments ``unknown`` that are neither the env class ``env``'s nor
+    parameters of the game ``name``: an env with ``accepted_arguments(name)`` lists those, another
+    its own arguments, then the game's parameters."""
+    listed = f"the game parameters of {name} are {', '.join(game_params)}"
+    if env is None:
+        return unknown_arguments("get_game", unknown, listed)
+    where = f"{env.__name__}.__init__"
+    accepted = getattr(env, "accepted_arguments", None)
+    if accepted is not None:
+        return unknown_arguments(where, unknown, f"accepted: {', '.join(accepted(name))}")
+    named = inspect.signature(env.__init__).parameters.items()
+    args = [k for k, p in named if k not in ("self", "game") and p.kind is not p.VAR_KEYWORD]
+    return unknown_arguments(where, unknown, f"its arguments are {', '.join(args)}; {listed}")
 
 
 def make_spaces(game: Game) -> tuple[spaces.Box, spaces.Dict, spaces.Discrete]:

@@ -105,7 +105,7 @@ def minari_module():
 def display_name(game: Game) -> str:
     """``Songo Ewondo``, ``En Dodoi (8 holes)``; the bare name for a game that is not registered."""
     try:
-        return game_info(game.name).variant_name(game.params)
+        return game.title
     except ValueError:
         return game.name
 

@@ -106,7 +106,7 @@ def header(
         "format": FORMAT,
         "version": VERSION,
         "game": game.name,
-        "params": {k: v for k, v in game.params.items() if k != "max_plies"},
+        "params": game.variant_params,
         "claim": claim,
         "root": root,
         "table": table,

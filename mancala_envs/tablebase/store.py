@@ -76,12 +76,11 @@ def rules_key(game: Game) -> list[int]:
 
 
 def new_header(game: Game) -> dict[str, Any]:
-    params = {k: v for k, v in game.params.items() if k != "max_plies"}
     return {
         "format": FORMAT,
         "version": VERSION,
         "game": game.name,
-        "params": params,
+        "params": game.variant_params,
         "rules": rules_key(game),
         "holes": 2 * game.holes_per_row,
         "max_seeds": -1,

@@ -134,7 +134,7 @@ def entry_from_dict(d: object, game: Game | None = None) -> SuiteEntry:
     if not isinstance(s["game"], str):
         raise ValueError(f"state.game must be a game name, got {s['game']!r}")
     params = check_keys(s["params"], (), (), "state.params", unknown_ok=True)
-    g = get_game(s["game"], **{k: v for k, v in params.items() if k != "max_plies"})
+    g = get_game(s["game"], **params).with_max_plies()  # a table's values hold at any max_plies
     if game is not None and table_name(g) != table_name(game):
         raise ValueError(f"a {table_name(g)} position, {table_name(game)} expected")
     g = game if game is not None else g

@@ -26,7 +26,7 @@ from mancala_envs.evaluation.arena.records import GameRecord, load_records, star
 from mancala_envs.game import as_int
 from mancala_envs.infra.lru import LRU
 from mancala_envs.render import move_captures, result_text, status_line, svg_board, write_gif
-from mancala_envs.rulesets import RESULT_BY_SURVIVAL, game_info
+from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 from mancala_envs.tablebase import store
 from mancala_envs.web import analysis
 from mancala_envs.web.checks import (
@@ -71,7 +71,7 @@ class Server:
                 tb = None
                 if (path / store.HEADER).is_file():
                     try:
-                        tb = tablebase.load(path, get_game(game.name, **game.params))
+                        tb = tablebase.load(path, game)
                     except ValueError as e:
                         warnings.warn(f"mancala serve: the table at {path} is not used: {e}", stacklevel=1)
                 self.tables_open[key] = tb
@@ -317,8 +317,8 @@ def info(server: Server, warmed: bool = False) -> dict[str, Any]:
             {
                 "variant": game.variant,
                 "game": game.name,
-                "params": {k: v for k, v in game.params.items() if k != "max_plies"},
-                "title": game_info(game.name).variant_name(game.params),
+                "params": game.variant_params,
+                "title": game.title,
                 "survival": game.ruleset.result == RESULT_BY_SURVIVAL,
                 "table": None if (tb := server.table(game)) is None else tb.max_seeds,
             }
@@ -359,7 +359,7 @@ def warm_up_requests(server: Server) -> list[tuple[str, dict[str, Any]]]:
         table = server.table(game) is not None
         if game.variant.startswith("en_dodoi") and game.holes_per_row != 8 and not table:
             continue  # one width compiles the same kernels as the others
-        base = {"game": game.name, "params": {k: v for k, v in game.params.items() if k != "max_plies"}}
+        base = {"game": game.name, "params": game.variant_params}
         for name in WEB_AGENTS:
             if (name in ("az", "policy") and not torch) or (name == "perfect" and not table):
                 continue

@@ -23,11 +23,12 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mancala_envs.infra import interrupts
+from mancala_envs.rulesets import BUILTIN_GAMES, GameInfo, registered_games
 
 DEFAULT_QUEUE = 8  # computations that may wait for a worker
 WORKER_NICENESS = 5  # the workers yield the processor to the server's process (its cheap routes)
@@ -53,6 +54,12 @@ class Stopping(Exception):
     """The server is stopping, or a worker ended: the computation was not done (503)."""
 
 
+def added_games() -> tuple[GameInfo, ...]:
+    """The games registered in this process besides the built-in ones (a game registered through
+    :func:`~mancala_envs.registration.register_game`): each spawned worker registers them too."""
+    return tuple(info for info in registered_games() if info not in BUILTIN_GAMES)
+
+
 @dataclass(frozen=True)
 class Settings:
     """What a worker needs to build its own :class:`~mancala_envs.web.service.Server`."""
@@ -60,6 +67,7 @@ class Settings:
     records: Path | None
     tables: Path
     max_seconds: float
+    games: tuple[GameInfo, ...] = field(default_factory=added_games)  # registered anew there
 
 
 _SERVER: Any = None  # the worker process's Server
@@ -79,8 +87,11 @@ def _start_worker(settings: Settings, warm: bool, barrier: Any) -> None:
         torch.set_num_threads(1)  # one computation per worker: no threads fighting over the cores
     except ImportError:
         pass
+    from mancala_envs.registration import register_game
     from mancala_envs.web.service import Server, warm_up
 
+    for info in settings.games:
+        register_game(info)
     _SERVER = Server(records=settings.records, tables=settings.tables, max_seconds=settings.max_seconds)
     if warm:
         warm_up(_SERVER)
