@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mancala_envs import GAMES
-from mancala_envs.cli.parsing import add_game_argument, add_holes_argument, command_args, game_from_args
+from mancala_envs.cli.parsing import command_args
 from mancala_envs.evaluation.balance import suite_balance
 from mancala_envs.evaluation.openings import opening_plies, random_openings, save_openings
 from mancala_envs.infra.results import provenance, write_result
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
 NAME = "balance"
 PROG = "python -m mancala_envs.evaluation.balance"
@@ -30,8 +30,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "write the game's default suite (``--out``) and print its balance (and write it as a result file, "
         "``--report``).",
     )
-    add_game_argument(p, choices=sorted(GAMES), help=None)
-    add_holes_argument(p)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("--n", type=int, default=200, help="openings in the suite (default 200)")
     p.add_argument("--agent", default="minimax:depth=4", help="the self-play agent of the balance")
     p.add_argument("--out", type=Path, default=None, help="also write the suite as JSONL here")
@@ -45,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     if args.out is not None:
         save_openings(args.out, random_openings(game, args.n))
         print(f"wrote {args.n} openings to {args.out}")

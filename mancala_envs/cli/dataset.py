@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mancala_envs import GAMES
-from mancala_envs.cli.parsing import PROG, add_holes_argument, command_args, game_from_args
+from mancala_envs.cli.parsing import PROG, command_args
 from mancala_envs.evaluation.dataset import DEFAULT_AUTHOR, DEFAULT_PAIRS, default_dataset_id, write_dataset
 from mancala_envs.infra import interrupts
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
 NAME = "dataset"
 
@@ -34,11 +34,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "infos.action_mask, infos.exact_value). Needs the dataset extra: "
         "pip install '.[dataset]' in a checkout.",
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="which game: " + ", ".join(GAMES))
-    add_holes_argument(p)
-    p.add_argument(
-        "--max-plies", type=int, default=None, metavar="N", help="truncate games after N plies (1000)"
-    )
+    add_game_arguments(p, positional=False)
     p.add_argument("--learner", required=True, metavar="SPEC", help="the recorded agent, e.g. greedy")
     p.add_argument(
         "--opponent", required=True, metavar="SPEC", help="the fixed opponent, e.g. minimax:depth=2"
@@ -86,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     dataset_id = args.dataset_id or default_dataset_id(game, args.learner, args.opponent)
     try:
         with interrupts.sigterm_raises():

@@ -17,9 +17,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-from mancala_envs import GAMES
 from mancala_envs.agents.registry import make_agent, models_played
-from mancala_envs.cli.parsing import PROG, add_holes_argument, command_args, game_from_args, usage_error
+from mancala_envs.cli.parsing import PROG, command_args, usage_error
 from mancala_envs.evaluation.arena import MatchResult
 from mancala_envs.evaluation.arena.matches import check_even, check_seed
 from mancala_envs.evaluation.evaluate import (
@@ -38,6 +37,7 @@ from mancala_envs.infra.files import append_synced
 from mancala_envs.infra.interrupts import deferred_interrupts
 from mancala_envs.infra.locks import folder_lock
 from mancala_envs.infra.results import provenance
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
 NAME = "evaluate"
 
@@ -53,11 +53,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "agents", nargs="+", metavar="AGENT", help="agent spec, policy file (.json) or training run folder"
     )
-    p.add_argument("--game", choices=GAMES, default="songo_ewondo", help="the game (default: songo_ewondo)")
-    add_holes_argument(p)
-    p.add_argument(
-        "--max-plies", type=int, default=None, metavar="N", help="truncate games at N plies (default: 1000)"
-    )
+    add_game_arguments(p, positional=False, default="songo_ewondo")
     p.add_argument(
         "--opponents",
         nargs="+",
@@ -107,7 +103,7 @@ def setup(args: argparse.Namespace, held: ExitStack):
     """The game, the agents and the suite, every argument checked; with ``--out``, the folder
     locked (``held`` keeps the lock to the end). argparse's usage error for a bad argument."""
     try:
-        game = game_from_args(args)
+        game = game_from_arguments(args)
         check_even(args.games, "--games")
         check_seed(args.seed)
         for spec in args.opponents:

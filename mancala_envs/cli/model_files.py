@@ -10,9 +10,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mancala_envs import GAMES
 from mancala_envs.agents.model_files import export_zip
-from mancala_envs.cli.parsing import command_args, game_from_args
+from mancala_envs.cli.parsing import command_args
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
 NAME = "model-files"
 PROG = "python -m mancala_envs.agents.model_files"
@@ -24,8 +24,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("zip")
     p.add_argument("out")
-    p.add_argument("--game", choices=GAMES, required=True)
-    p.add_argument("--holes-per-row", type=int, default=None)
+    add_game_arguments(p, positional=False, max_plies=False)
     return p
 
 
@@ -35,6 +34,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    for f in export_zip(args.zip, args.out, game_from_args(args)):
+    for f in export_zip(args.zip, args.out, game_from_arguments(args)):
         print(f"wrote {f}")
     return 0

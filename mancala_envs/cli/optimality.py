@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from mancala_envs.agents.registry import models_played
-from mancala_envs.cli.parsing import PROG, add_game_argument, add_holes_argument, command_args, game_from_args
+from mancala_envs.cli.parsing import PROG, command_args
 from mancala_envs.evaluation.optimality import OptimalityResult, header, optimality, result_rows
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.results import provenance, write_result
 from mancala_envs.tablebase.suites import load_suite
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
 NAME = "optimality"
 
@@ -32,9 +33,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="How often an agent's move keeps the exact outcome: the optimality rate over a suite "
         "of positions.",
     )
-    add_game_argument(p, help=None)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs, e.g. minimax:depth=4")
-    add_holes_argument(p)
     p.add_argument("--suite", default=None, metavar="FILE", help="suite JSONL (default: shipped)")
     p.add_argument("--seed", type=int, default=0, help="seed of the agents (0)")
     p.add_argument("--out", default=None, metavar="FILE", help="also write the rows as a result file (JSON)")
@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     suite = load_suite(game, args.suite)
     won = sum(e.outcome == 1 for e in suite)
     print(f"{game.name} suite: {len(suite)} positions ({won} won, {len(suite) - won} drawn for the mover)")

@@ -1,5 +1,5 @@
-"""What every command module of :mod:`mancala_envs.cli` shares: the parser class, the game flags,
-and a command's parser on its own (for its ``main(argv)``).
+"""What every command module of :mod:`mancala_envs.cli` shares: the parser class and a command's
+parser on its own (for its ``main(argv)``); the game flags are :mod:`mancala_envs.variant`'s.
 
 A command module has ``NAME``, ``add_parser(subparsers)`` (adds its parser, returns it) and
 ``run(args) -> int | None`` (the exit status); :mod:`~mancala_envs.cli.main` lists them.
@@ -10,9 +10,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
-
-from mancala_envs import GAMES, Game, get_game
-from mancala_envs.rulesets import parameter_help
 
 PROG = "mancala"
 
@@ -69,26 +66,6 @@ def command_args(add_parser: Callable[[Any], argparse.ArgumentParser], name: str
 def passthrough(subparsers: Any, name: str, summary: str) -> argparse.ArgumentParser:
     """The entry of a command whose script parses its own arguments (``parses_itself``)."""
     return subparsers.add_parser(name, help=summary, add_help=False, parses_itself=True)
-
-
-def add_game_argument(parser: argparse.ArgumentParser, **kwargs: Any) -> None:
-    """The game's name: a positional ``game`` (``kwargs`` such as ``nargs="?"`` or another help)."""
-    parser.add_argument("game", **{"choices": GAMES, "help": "which game: " + ", ".join(GAMES), **kwargs})
-
-
-def add_holes_argument(parser: argparse.ArgumentParser) -> None:
-    """``--holes-per-row N`` (En Dodoi's width)."""
-    parser.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
-    )
-
-
-def game_from_args(args: argparse.Namespace) -> Game:
-    """The game of ``args.game`` with ``--holes-per-row`` and ``--max-plies`` where declared."""
-    params: dict[str, Any] = {"max_plies": getattr(args, "max_plies", None)}
-    if args.holes_per_row is not None:
-        params["holes_per_row"] = args.holes_per_row
-    return get_game(args.game, **params)
 
 
 def usage_error(add_parser: Callable[[Any], argparse.ArgumentParser], message: str) -> NoReturn:

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from mancala_envs import Game, State
-from mancala_envs.cli.parsing import add_game_argument, add_holes_argument, game_from_args
 from mancala_envs.evaluation.arena import play_game
 from mancala_envs.infra.compile_note import agent_kernels, announce_compilation
 from mancala_envs.infra.interrupts import deferred_interrupts
 from mancala_envs.render import ansi_board, result_text
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
 NAME = "play"
 AGENT_SPECS = (
@@ -28,12 +28,8 @@ AGENT_SPECS = (
 
 
 def add_seeded_game_arguments(p: argparse.ArgumentParser) -> None:
-    """The game, ``--holes-per-row``, ``--max-plies`` and ``--seed`` of ``play`` and ``tournament``."""
-    add_game_argument(p)
-    add_holes_argument(p)
-    p.add_argument(
-        "--max-plies", type=int, default=None, metavar="N", help="truncate games after N plies (1000)"
-    )
+    """The game with its parameters and ``--max-plies``, and ``--seed``: ``play`` and ``tournament``."""
+    add_game_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
 
 
@@ -138,7 +134,7 @@ class Watcher:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     names = (args.p0, args.p1)
     if args.out is not None:  # checked now, so an unwritable file fails before the game, not after;
         check_writable(args.out)  # written only when the game ends (an abandoned one writes nothing)

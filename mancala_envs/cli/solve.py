@@ -32,14 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mancala_envs import Game, State, get_game
-from mancala_envs.cli.parsing import (
-    add_game_argument,
-    add_holes_argument,
-    command_args,
-    game_from_args,
-    standalone,
-)
+from mancala_envs import Game, State
+from mancala_envs.cli.parsing import command_args, standalone
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
@@ -58,6 +52,7 @@ from mancala_envs.tablebase.proof import (
 )
 from mancala_envs.tablebase.solve import Solution, solve
 from mancala_envs.tablebase.table import Tablebase, load
+from mancala_envs.variant import add_game_arguments, game_flags, game_from_arguments
 
 NAME = "solve"
 PROG = f"mancala {NAME}"
@@ -73,8 +68,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Prove a game's value from its initial position by a forward search down to an "
         "endgame table, writing checkable proofs (docs/TABLEBASE.md, section 5); or check a proof.",
     )
-    add_game_argument(p, nargs="?")
-    add_holes_argument(p)
+    add_game_arguments(p, max_plies=False, required=False)
     p.add_argument("--table", type=Path, metavar="DIR", help="the table's folder (default: the cache's)")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: solve-VARIANT)")
     p.add_argument("--max-depth", type=int, default=64, metavar="D", help="plies above the table (64)")
@@ -113,13 +107,13 @@ def open_table(game: Game, folder: Path | None, needed: int | None = None) -> Ta
         if needed is not None:
             positions = 2 * int(layer_offsets(needed, 2 * game.holes_per_row)[needed + 1])  # either mover
             size = f" (K = {needed}: {positions:,} positions, {2 * positions / 2**20:,.0f} MiB on disk)"
-        holes = f" --holes-per-row {game.holes_per_row}" if "holes_per_row" in game.params else ""
+        flags = "".join(f" {flag}" for flag in game_flags(game))
         raise ValueError(
             f"no {game.variant} table at {path}{size}: build one with 'mancala tablebase build "
-            f"{game.name}{holes} --max-seeds {needed if needed is not None else 'K'} --out {path}', "
+            f"{game.name}{flags} --max-seeds {needed if needed is not None else 'K'} --out {path}', "
             "or give --table DIR"
         )
-    return load(path, get_game(game.name, **{k: v for k, v in game.params.items() if k != "max_plies"}))
+    return load(path, game.with_max_plies())
 
 
 def describe(value: int | None, bounds: tuple[int, int], player: int) -> str:
@@ -183,7 +177,7 @@ def position_arg(game: Game, text: str) -> State:
 def _solve(args: argparse.Namespace) -> int:
     if args.game is None:
         raise ValueError("name a game to solve, or give --check PROOF")
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     announce_compilation("rules", "tablebase")
     table = open_table(game, args.table)
     out = args.out if args.out is not None else Path(f"solve-{game.variant}")
@@ -204,7 +198,7 @@ def _solve(args: argparse.Namespace) -> int:
         first = first_move_report(game, table, root, out, limits)
     payload = {
         "game": game.name,
-        "params": {k: v for k, v in game.params.items() if k != "max_plies"},
+        "params": game.variant_params,
         "variant": game.variant,
         "root": root.to_dict(),
         "player": root.to_move,

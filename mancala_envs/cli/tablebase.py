@@ -24,13 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mancala_envs import Game
-from mancala_envs.cli.parsing import (
-    add_game_argument,
-    add_holes_argument,
-    command_args,
-    game_from_args,
-    standalone,
-)
+from mancala_envs.cli.parsing import command_args, standalone
 from mancala_envs.evaluation.suites import SUITE_AGENTS, make_suite
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
@@ -39,6 +33,7 @@ from mancala_envs.tablebase import store
 from mancala_envs.tablebase.builder import build
 from mancala_envs.tablebase.suites import write_suite
 from mancala_envs.tablebase.table import NO_MOVE, Tablebase, load
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
 NAME = "tablebase"
 PROG = f"mancala {NAME}"
@@ -52,11 +47,6 @@ def _ints(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
-def _game_args(p: argparse.ArgumentParser) -> None:
-    add_game_argument(p)
-    add_holes_argument(p)
-
-
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         NAME,
@@ -67,7 +57,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("build", help="build (or extend, or resume) a table")
-    _game_args(p)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("--max-seeds", type=int, required=True, metavar="K", help="every board of <= K seeds")
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -89,14 +79,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("probe", help="exact values of one position and of its moves")
-    _game_args(p)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("--board", type=_ints, required=True, help="2n seed counts, RULES.md §1 order")
     p.add_argument("--captured", type=_ints, required=True, metavar="A,B", help="captured[0],captured[1]")
     p.add_argument("--to-move", type=int, required=True, choices=(0, 1), metavar="P")
     p.add_argument("--path", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
 
     p = sub.add_parser("suite", help="draw an optimality suite from games of varied agents")
-    _game_args(p)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("--positions", type=int, required=True, metavar="N", help="suite size")
     p.add_argument("--max-seeds", type=int, default=None, metavar="K", help="table size (default: all)")
     p.add_argument("--path", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
@@ -135,7 +125,7 @@ def kept_layers(path: Path) -> str:
 
 
 def _build(args: argparse.Namespace) -> int:
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     announce_compilation("rules", "tablebase")
     start = time.perf_counter()
     try:
@@ -184,7 +174,7 @@ def probe_text(tb: Tablebase, state) -> str:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     state = game.state_from(board=args.board, captured=args.captured, to_move=args.to_move)
     tb = _open(game, args.path)
     why = tb.why_not_covered(state)
@@ -196,7 +186,7 @@ def _probe(args: argparse.Namespace) -> int:
 
 def _suite(args: argparse.Namespace) -> int:
 
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     tb = _open(game, args.path, args.max_seeds)
 
     specs = SUITE_AGENTS if args.agents is None else tuple(x.strip() for x in args.agents.split(";"))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mancala_envs.agents.registry import models_played
-from mancala_envs.cli.parsing import PROG, UsageError, game_from_args
+from mancala_envs.cli.parsing import PROG, UsageError
 from mancala_envs.cli.play import add_seeded_game_arguments
 from mancala_envs.evaluation.arena import round_robin
 from mancala_envs.evaluation.evaluate import pairwise_table, result_row
@@ -22,6 +22,7 @@ from mancala_envs.infra.compile_note import agent_kernels, announce_compilation
 from mancala_envs.infra.interrupts import deferred_interrupts
 from mancala_envs.infra.locks import is_lock_file
 from mancala_envs.infra.results import provenance, write_result
+from mancala_envs.variant import game_from_arguments
 
 NAME = "tournament"
 
@@ -75,7 +76,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_flags(args)
-    game = game_from_args(args)
+    game = game_from_arguments(args)
     check_rating_options(args.bootstrap, 1.0)  # before any game is played
     announce_compilation(*(s for spec in args.agents for s in agent_kernels(str(spec))))
     try:
