@@ -55,7 +55,9 @@ def standalone(add_parser: Callable[[Any], argparse.ArgumentParser]) -> argparse
     return add_parser(argparse.ArgumentParser(prog=PROG).add_subparsers(parser_class=CommandParser))
 
 
-def command_args(add_parser: Callable[[Any], argparse.ArgumentParser], name: str, argv: Sequence[str]):
+def command_args(
+    add_parser: Callable[[Any], argparse.ArgumentParser], name: str, argv: Sequence[str]
+) -> argparse.Namespace:
     """``argv`` parsed by the parser of the command ``name`` (made by ``add_parser``); ``args.argv``
     is the command line as typed after ``mancala``."""
     args = standalone(add_parser).parse_args(list(argv))

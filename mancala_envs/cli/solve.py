@@ -10,8 +10,8 @@ The first form searches forward from the initial position (or ``--position``) do
 (:func:`mancala_envs.tablebase.solve.solve`), writes the proof(s) as gzip-compressed JSON lines
 (``proof-ge1.jsonl.gz`` …) and ``solution.json`` (value, bounds, table, nodes, time, peak memory,
 each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
-``--no-first-moves``, the value after each move of the first real choice (forced moves followed),
-each with its own proof under ``first-moves/``. The second form checks a proof with a table only
+``--no-first-moves``, the value after each move of the first real choice (forced moves followed;
+:mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``. The second form checks a proof with a table only
 (:func:`mancala_envs.tablebase.proof.check_proof`; a proof records its table's fingerprint, and
 another table is refused), compares it with the ``solution.json`` beside it when there is one
 (:func:`disagreement`), and exits 0 when both hold, 1 when they do not.
