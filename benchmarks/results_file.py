@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mancala_envs.infra.results import command_line, provenance, write_result
-from mancala_envs.rulesets import game_info
 
 
 def start(models: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -55,7 +54,7 @@ def write_table(
 
 def variant(game: Any) -> str:
     """``Songo Ewondo``, ``En Dodoi (8 holes)``: a game in words, as the results pages name it."""
-    return game_info(game.name).variant_name(game.params)
+    return game.title
 
 
 def per_second(value: float) -> str:

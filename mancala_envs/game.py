@@ -89,7 +89,10 @@ def require_game(game: object) -> Game:
 
 
 class Game:
-    """One game: a ruleset and the operations of RULES.md §5 on its states."""
+    """One game: a ruleset and the operations of RULES.md §5 on its states; the one object for "a
+    game and its parameters" that every layer passes along (:attr:`params`, :attr:`variant`).
+    ``holes_per_row`` is the holes a row wherever a reader meets them; ``num_actions``, the size of
+    the action space, is the same number."""
 
     def __init__(self, ruleset: Ruleset):
         self.ruleset = ruleset

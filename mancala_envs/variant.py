@@ -5,7 +5,7 @@ every command that plays a game, :func:`game_from_arguments` turns the parsed ar
 The flags are derived from the registered games' declared parameters
 (:attr:`~mancala_envs.rulesets.GameInfo.parameters`): the game (a positional ``GAME`` or
 ``--game``), one ``--<parameter>`` for each parameter some registered game declares (e.g.
-``--holes-per-row``, ``seeds-per-hole`` for a game that declares it) and ``--max-plies`` (TR1).
+``--holes-per-row``, ``--seeds-per-hole`` for a game that declares it) and ``--max-plies`` (TR1).
 A value is validated once, by :func:`~mancala_envs.game.get_game`: a parameter the chosen game
 does not declare, or a value outside its range, raises ``ValueError`` naming it.
 

@@ -92,9 +92,6 @@ class MancalaEnv(AECEnv):
     ==================  ===============  =====================================================================
     ``game``            ``None``         ``"songo_ewondo"``, ``"sadeqa_ii"``, ``"en_dodoi"`` (any registered
                                          game's name) or a :class:`~mancala_envs.Game`
-    ``**game_params``   —                the game's parameters, only with a game name: ``max_plies`` (TR1,
-                                         default 1000) and those its ``GameInfo`` declares (En Dodoi's
-                                         ``holes_per_row`` 6..10, default 8); ``None``: the game's own value
     ``first_player``    ``"player_0"``   ``"player_0"``, ``"player_1"`` or ``"random"`` (drawn from
                                          ``np_random`` at every reset)
     ``render_mode``     ``None``         ``None``, ``"human"`` (prints the text board after reset and every
@@ -105,6 +102,9 @@ class MancalaEnv(AECEnv):
     ``max_cycles``      ``None``         PettingZoo's name for a truncation limit in cycles (one move per
                                          agent): ``max_plies = 2 * max_cycles``; give one of the two
     ``name``            ``None``         ``metadata["name"]``; ``None``: ``"<game name>_v0"``
+    ``**game_params``   —                the game's parameters, only with a game name: ``max_plies`` (TR1,
+                                         default 1000) and those its ``GameInfo`` declares (En Dodoi's
+                                         ``holes_per_row`` 6..10, default 8); ``None``: the game's own value
     ==================  ===============  =====================================================================
     """
 
