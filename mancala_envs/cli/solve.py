@@ -11,10 +11,11 @@ The first form searches forward from the initial position (or ``--position``) do
 (``proof-ge1.jsonl.gz`` …) and ``solution.json`` (value, bounds, table, nodes, time, peak memory,
 each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
 ``--no-first-moves``, the value after each move of the first real choice (forced moves followed;
-:mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``. The second form checks a proof with a table only
-(:func:`mancala_envs.tablebase.proof.check_proof`; a proof records its table's fingerprint, and
-another table is refused), compares it with the ``solution.json`` beside it when there is one
-(:func:`disagreement`), and exits 0 when both hold, 1 when they do not.
+:mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``. The
+second form checks a proof with a table only (:func:`mancala_envs.tablebase.proof.check_proof`; a
+proof records its table's fingerprint, and another table is refused), compares it with the
+``solution.json`` beside it when there is one (:func:`disagreement`), and exits 0 when both hold,
+1 when they do not.
 """
 
 from __future__ import annotations
