@@ -48,6 +48,16 @@ def test_main_is_a_table_of_command_modules(capsys):
     assert listed == list(cli_main.COMMANDS)  # every command, in the table's order
 
 
+def test_external_commands_is_a_deprecated_view_of_the_table():
+    with pytest.warns(DeprecationWarning, match="COMMANDS"):
+        external = cli_main.EXTERNAL_COMMANDS
+    assert list(external) == [c for c in cli_main.COMMANDS if c not in ("play", "tournament", "replay")]
+    run, summary = external["optimality"]
+    assert summary == "how often an agent's moves keep the exact outcome"
+    with pytest.raises(SystemExit):
+        run(["chess", "greedy"])  # argparse's own error, as the command's main gave
+
+
 @pytest.mark.parametrize(
     "module", [evaluate, optimality, dataset, web_server, solve, tablebase], ids=lambda m: m.__name__
 )

@@ -15,7 +15,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from mancala_envs import __version__
 from mancala_envs.agents.human import QuitGame
@@ -126,6 +129,27 @@ def _main(argv: list[str]) -> int:
     except KeyboardInterrupt as e:
         print(f"\n{PROG}: {interrupts.stopped(e)}", file=sys.stderr)
         return interrupts.exit_status(e)
+
+
+def run_command(name: str, argv: Sequence[str]) -> int:
+    """The command ``name`` on its arguments ``argv``, parsed by its own parser; the exit status."""
+    return int(COMMANDS[name].run(parse_command(build_parser(), [name, *argv])) or 0)
+
+
+def __getattr__(name: str) -> Any:
+    """``EXTERNAL_COMMANDS``, deprecated: the commands that began as scripts of their own, as
+    ``{name: (main(argv), summary)}``; the table is :data:`COMMANDS`."""
+    if name != "EXTERNAL_COMMANDS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    message = "mancala_envs.cli.main.EXTERNAL_COMMANDS is deprecated: use COMMANDS (name -> module)"
+    warnings.warn(message, DeprecationWarning, stacklevel=2)
+    subparsers = subparsers_of(build_parser())
+    summaries = {action.dest: action.help for action in subparsers._choices_actions}
+    return {
+        command: (partial(run_command, command), summaries[command])
+        for command, parser in subparsers.choices.items()
+        if not parser.one_line_errors
+    }
 
 
 if __name__ == "__main__":
