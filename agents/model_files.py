@@ -343,28 +343,19 @@ def export_zip(zip_path: str | os.PathLike, out: str | os.PathLike, game: Any) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m mancala_envs.agents.model_files MODEL.zip OUT [--game G] [--holes-per-row N]``."""
-    import argparse
+    """Deprecated: :func:`mancala_envs.cli.model_files.main`, the command line of
+    ``python -m mancala_envs.agents.model_files``."""
+    from mancala_envs.cli import model_files as command  # the command line is the cli layer's
 
-    from mancala_envs.game import get_game
-    from mancala_envs.rulesets import GAMES
-
-    p = argparse.ArgumentParser(
-        prog="python -m mancala_envs.agents.model_files",
-        description="Convert a trusted MaskablePPO .zip into OUT.json + OUT.pt.",
+    warnings.warn(
+        "mancala_envs.agents.model_files.main is deprecated: use mancala_envs.cli.model_files.main",
+        DeprecationWarning,
+        stacklevel=2,
     )
-    p.add_argument("zip")
-    p.add_argument("out")
-    p.add_argument("--game", choices=GAMES, required=True)
-    p.add_argument("--holes-per-row", type=int, default=None)
-    args = p.parse_args(argv)
-    game = get_game(
-        args.game, **({} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row})
-    )
-    for f in export_zip(args.zip, args.out, game):
-        print(f"wrote {f}")
-    return 0
+    return command.main(argv)
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # python -m mancala_envs.agents.model_files: the command, unwarned
+    from mancala_envs.cli import model_files as _command
+
+    raise SystemExit(_command.main())

@@ -28,7 +28,8 @@ def figures(logs: list[str], added: list[str]) -> dict[str, dict[int, float]]:
     for log in logs:
         for line in Path(log).read_text().splitlines():
             if m := LINE.match(line):
-                out.setdefault(m["label"].strip(), {}).setdefault(int(m["batch"]), float(m["rate"].replace(",", "")))
+                rate = float(m["rate"].replace(",", ""))
+                out.setdefault(m["label"].strip(), {}).setdefault(int(m["batch"]), rate)
     for path in added:
         for label, rates in json.loads(Path(path).read_text())["raw"]["steps_per_second"].items():
             for batch, rate in rates.items():
@@ -37,7 +38,8 @@ def figures(logs: list[str], added: list[str]) -> dict[str, dict[int, float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("logs", nargs="+")
     parser.add_argument("--add", nargs="*", default=[])
     parser.add_argument("--title", required=True)

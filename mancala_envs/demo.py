@@ -1,17 +1,16 @@
 """Play one seeded game of each game between uniformly random players and print the final board.
 
-python -m mancala_envs.demo [--seed 0]
+python -m mancala_envs.demo [--seed 0]    (its command line: mancala_envs.cli.demo)
 """
 
 from __future__ import annotations
 
-import argparse
+import warnings
 
 import numpy as np
 
 from mancala_envs.game import get_game
 from mancala_envs.render import ansi_board
-from mancala_envs.rulesets import GAMES
 
 
 def play_random_game(name: str, seed: int) -> str:
@@ -26,14 +25,15 @@ def play_random_game(name: str, seed: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    for name in GAMES:
-        print(play_random_game(name, args.seed), end="\n\n")
+    """Deprecated: :func:`mancala_envs.cli.demo.main` (``python -m mancala_envs.demo``)."""
+    from mancala_envs.cli import demo as command  # the command line is the cli layer's
+
+    message = "mancala_envs.demo.main is deprecated: use mancala_envs.cli.demo.main"
+    warnings.warn(message, DeprecationWarning, stacklevel=2)
+    command.main(argv)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # python -m mancala_envs.demo: the command, unwarned
+    from mancala_envs.cli import demo as _command
+
+    _command.main()

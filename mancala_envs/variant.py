@@ -41,19 +41,25 @@ def add_game_arguments(
     positional: bool = True,
     default: str | None = None,
     max_plies: bool = True,
+    required: bool = True,
 ) -> None:
     """Add the game's arguments to ``parser``: the game (a positional ``GAME`` with ``positional``,
-    else ``--game``, required unless it has a ``default``), one ``--<parameter>`` per declared
+    else ``--game``, required unless it has a ``default`` or ``required`` is false; a positional
+    one then may be left out: ``mancala solve --check``), one ``--<parameter>`` per declared
     parameter of a registered game (default None: the game's own value) and, with ``max_plies``,
     ``--max-plies``. Read them back with :func:`game_from_arguments`."""
     names = ", ".join(GAMES)
     if positional:
-        parser.add_argument("game", choices=GAMES, help=f"which game: {names}")
+        optional = {} if required else {"nargs": "?"}
+        parser.add_argument("game", choices=GAMES, help=f"which game: {names}", **optional)
     else:
         about = f" (default: {default})" if default is not None else ""
-        required = default is None
         parser.add_argument(
-            "--game", choices=GAMES, default=default, required=required, help=f"the game{about}: {names}"
+            "--game",
+            choices=GAMES,
+            default=default,
+            required=required and default is None,
+            help=f"the game{about}: {names}",
         )
     for param in declared_parameters():
         parser.add_argument(flag(param), type=int, default=None, metavar="N", help=parameter_help(param))

@@ -269,3 +269,32 @@ def test_its_own_parameter_reaches_the_web_api(toy, tmp_path):
 
 # The command line (`mancala play relay_toy --seeds-per-hole 3`, flags derived by
 # mancala_envs.variant.add_game_arguments) is tested here by the CLI's change: append it below.
+
+
+def test_its_own_parameter_reaches_the_command_line(toy, tmp_path, capsys):
+    """``--seeds-per-hole`` is derived from the registration (mancala_envs.variant): the toy plays,
+    replays and is evaluated through ``mancala`` with it, and a bad value is one line, exit 2."""
+    import json
+
+    from mancala_envs.cli.main import main as mancala
+    from mancala_envs.evaluation.arena import load_records
+
+    record = tmp_path / "game.jsonl"
+    seeds = ["--seeds-per-hole", str(SEEDS)]
+    play = ["play", "relay_toy", *seeds, "--p0", "random", "--p1", "greedy", "--quiet"]
+    assert mancala([*play, "--out", str(record)]) == 0
+    [rec] = load_records(record)
+    assert (rec.game, rec.params) == ("relay_toy", get_game("relay_toy", seeds_per_hole=SEEDS).params)
+    assert mancala(["replay", str(record)]) == 0
+    assert capsys.readouterr().out.count("game over after") == 2  # the game, then its replay
+    out = tmp_path / "evaluation"
+    argv = ["evaluate", "greedy", "--game", "relay_toy", *seeds, "--opponents", "random", "--games", "2"]
+    assert mancala([*argv, "--no-progress", "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["params"]["seeds_per_hole"] == SEEDS and report["results"][0]["games"] == 2
+    capsys.readouterr()
+    assert mancala(["play", "relay_toy", "--seeds-per-hole", "4", "--p0", "random", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mancala: error: ") and "seeds_per_hole must be in 1..3" in err
+    assert mancala(["play", "sadeqa_ii", *seeds, "--p0", "random", "--quiet"]) == 2  # not its parameter
+    assert "seeds_per_hole" in capsys.readouterr().err

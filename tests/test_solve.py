@@ -569,3 +569,26 @@ def test_a_shipped_solve_is_checked_by_its_name(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "K = 16: 60,843,510 positions, 116 MiB on disk" in err
     assert "mancala tablebase build sadeqa_ii --max-seeds 16" in err
+
+
+def test_first_moves_are_valued_for_the_player_choosing(tables):
+    """``tablebase.first_moves`` (issue 44: out of the command line): each move of the first real
+    choice, valued for the player choosing: the game's end, the table, or a search of its own."""
+    from mancala_envs.tablebase.first_moves import first_choice, first_moves
+
+    game, small, big = tables["sadeqa_ii"]
+    state = positions(game, small, (11, 12), 1, seed=11)[0]
+    forced, choice = first_choice(game, state)
+    assert not choice.is_over and len(game.legal_actions(choice)) > 1
+    moves = list(first_moves(game, small, choice, forced, max_nodes=300_000))
+    assert [m.moves for m in moves] == [[*forced, a] for a in game.legal_actions(choice)]
+    for move in moves:
+        after = game.apply(choice, move.moves[-1])
+        sign = 1 if after.to_move == choice.to_move else -1  # the table's values are the mover's
+        if after.is_over:
+            assert move.leaf == "end" and move.value is not None
+        else:
+            assert (move.leaf == "table") == small.covers(after)
+            assert move.value is None or move.value == sign * big.outcome(after)
+        assert (move.solution is None) == (move.leaf is not None)
+    assert any(m.solution is not None and m.value is not None for m in moves)  # one search at least

@@ -13,10 +13,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from mancala_envs import GAMES, Game, get_game
+from mancala_envs import GAMES, Game
 from mancala_envs.agents.registry import make_agent
 from mancala_envs.infra.files import read_json
 from mancala_envs.rulesets import parameter_help
+from mancala_envs.variant import game_from_arguments
 
 T = TypeVar("T")
 
@@ -151,10 +152,7 @@ def check_each(a: Any, names: Iterable[str], ok: Callable[[Any], bool], what: st
 
 def make_game(a: Any) -> Game:
     """The game of a training script's arguments (``game``, ``holes_per_row``, ``max_plies``)."""
-    params = {
-        k: v for k, v in (("holes_per_row", a.holes_per_row), ("max_plies", a.max_plies)) if v is not None
-    }
-    return get_game(a.game, **params)
+    return game_from_arguments(a)
 
 
 def check_evaluation_args(a: Any, opponents: Iterable[str]) -> Game:

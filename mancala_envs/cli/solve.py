@@ -10,11 +10,12 @@ The first form searches forward from the initial position (or ``--position``) do
 (:func:`mancala_envs.tablebase.solve.solve`), writes the proof(s) as gzip-compressed JSON lines
 (``proof-ge1.jsonl.gz`` …) and ``solution.json`` (value, bounds, table, nodes, time, peak memory,
 each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
-``--no-first-moves``, the value after each move of the first real choice (forced moves followed),
-each with its own proof under ``first-moves/``. The second form checks a proof with a table only
-(:func:`mancala_envs.tablebase.proof.check_proof`; a proof records its table's fingerprint, and
-another table is refused), compares it with the ``solution.json`` beside it when there is one
-(:func:`disagreement`), and exits 0 when both hold, 1 when they do not.
+``--no-first-moves``, the value after each move of the first real choice (forced moves followed;
+:mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``. The
+second form checks a proof with a table only (:func:`mancala_envs.tablebase.proof.check_proof`; a
+proof records its table's fingerprint, and another table is refused), compares it with the
+``solution.json`` beside it when there is one (:func:`disagreement`), and exits 0 when both hold,
+1 when they do not.
 """
 
 from __future__ import annotations
@@ -26,18 +27,20 @@ import resource
 import shlex
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mancala_envs import GAMES, Game, State, get_game, outcome
+from mancala_envs import Game, State
+from mancala_envs.cli.parsing import command_args, standalone
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.results import provenance, read_result, write_result
-from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
+from mancala_envs.tablebase.first_moves import first_choice, first_moves
 from mancala_envs.tablebase.index import layer_offsets
 from mancala_envs.tablebase.proof import (
     ProofError,
@@ -50,22 +53,23 @@ from mancala_envs.tablebase.proof import (
 )
 from mancala_envs.tablebase.solve import Solution, solve
 from mancala_envs.tablebase.table import Tablebase, load
+from mancala_envs.variant import add_game_arguments, game_flags, game_from_arguments
 
-PROG = "mancala solve"
+NAME = "solve"
+PROG = f"mancala {NAME}"
 VALUE_WORDS = {1: "wins", 0: "draws", -1: "loses"}
 FILE_CLAIMS = {">=1": "ge1", ">=0": "ge0", "<=0": "le0", "<=-1": "le-1"}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        NAME,
         prog=PROG,
+        help="prove a game's value from its initial position, or check a proof",
         description="Prove a game's value from its initial position by a forward search down to an "
         "endgame table, writing checkable proofs (docs/TABLEBASE.md, section 5); or check a proof.",
     )
-    p.add_argument("game", nargs="?", choices=GAMES, help="which game: " + ", ".join(GAMES))
-    p.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
-    )
+    add_game_arguments(p, max_plies=False, required=False)
     p.add_argument("--table", type=Path, metavar="DIR", help="the table's folder (default: the cache's)")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: solve-VARIANT)")
     p.add_argument("--max-depth", type=int, default=64, metavar="D", help="plies above the table (64)")
@@ -87,6 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """Deprecated: the parser is :func:`add_parser`'s."""
+    warnings.warn(
+        "mancala_envs.cli.solve.build_parser is deprecated: use add_parser", DeprecationWarning, stacklevel=2
+    )
+    return standalone(add_parser)
+
+
 def open_table(game: Game, folder: Path | None, needed: int | None = None) -> Tablebase:
     """The table in ``folder`` (default: the cache's); ``ValueError`` saying how to build it (the
     ``needed`` K of a proof, with its positions and its size on disk, 2 bytes a position)."""
@@ -96,13 +108,13 @@ def open_table(game: Game, folder: Path | None, needed: int | None = None) -> Ta
         if needed is not None:
             positions = 2 * int(layer_offsets(needed, 2 * game.holes_per_row)[needed + 1])  # either mover
             size = f" (K = {needed}: {positions:,} positions, {2 * positions / 2**20:,.0f} MiB on disk)"
-        holes = f" --holes-per-row {game.holes_per_row}" if "holes_per_row" in game.params else ""
+        flags = "".join(f" {flag}" for flag in game_flags(game))
         raise ValueError(
             f"no {game.variant} table at {path}{size}: build one with 'mancala tablebase build "
-            f"{game.name}{holes} --max-seeds {needed if needed is not None else 'K'} --out {path}', "
+            f"{game.name}{flags} --max-seeds {needed if needed is not None else 'K'} --out {path}', "
             "or give --table DIR"
         )
-    return load(path, get_game(game.name, **{k: v for k, v in game.params.items() if k != "max_plies"}))
+    return load(path, game.with_max_plies())
 
 
 def describe(value: int | None, bounds: tuple[int, int], player: int) -> str:
@@ -163,62 +175,31 @@ def position_arg(game: Game, text: str) -> State:
     return game.state_from_dict(data)
 
 
-def first_choice(game: Game, state: State) -> tuple[list[int], State]:
-    """The forced moves from ``state`` (one legal move each) and the position of the first choice."""
-    forced = []
-    while not state.is_over and len(game.legal_actions(state)) == 1:
-        forced.append(game.legal_actions(state)[0])
-        state = game.apply(state, forced[-1])
-    return forced, state
-
-
 def _solve(args: argparse.Namespace) -> int:
     if args.game is None:
         raise ValueError("name a game to solve, or give --check PROOF")
-    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
-    game = get_game(args.game, **params)
+    game = game_from_arguments(args)
     announce_compilation("rules", "tablebase")
     table = open_table(game, args.table)
     out = args.out if args.out is not None else Path(f"solve-{game.variant}")
     limits = {"max_depth": args.max_depth, "max_seconds": args.max_seconds, "max_nodes": args.max_nodes}
     root = game.initial_state() if args.position is None else position_arg(game, args.position)
-
-    def progress(depth: int, claim: str, nodes: int) -> None:  # one line, redrawn on a terminal
-        print(f"\r  depth {depth:>3}  trying {claim:<4}  nodes {nodes:,}", end="", flush=True)
-
     initial = position_key(root) == position_key(game.initial_state())
     where = "the initial position" if initial else "the given position (--position)"
     print(f"{PROG}: {game.variant} from {where}, table max_seeds={table.max_seeds} at {table.path}")
-    solution = solve(game, table, root, progress=progress if sys.stdout.isatty() else None, **limits)
+    progress = show_progress if sys.stdout.isatty() else None
+    solution = solve(game, table, root, progress=progress, **limits)
     if sys.stdout.isatty():
         print()
     proofs = save_proofs(solution, out, "proof-", table)
     print(f"{PROG}: {describe(solution.value, solution.bounds, root.to_move)} "
           f"({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")  # fmt: skip
-    first: dict[str, Any] | None = None
+    first = None
     if not args.no_first_moves and solution.value is not None:
-        forced, choice = first_choice(game, root)
-        first = {"forced": forced, "player": choice.to_move, "moves": []}
-        for action in game.legal_actions(choice):
-            after = game.apply(choice, action)
-            line = [*forced, action]
-            sign = 1 if after.to_move == choice.to_move else -1  # values are for the player to move
-            child: dict[str, Any]
-            if after.is_over:
-                value, child = outcome(after.winner, choice.to_move), {"leaf": "end"}
-            elif table.covers(after):
-                value, child = sign * table.outcome(after), {"leaf": "table"}
-            else:
-                sub = solve(game, table, after, **limits)
-                stem = "after-" + "-".join(map(str, line)) + "-"
-                value = None if sub.value is None else sign * sub.value
-                child = {**summary(sub), "proofs": save_proofs(sub, out / "first-moves", stem, table)}
-            first["moves"].append({"moves": line, "value_for_chooser": value, **child})
-            print(f"  after {line}: player_{choice.to_move} {VALUE_WORDS.get(value, 'is not proven')}")
-    command = shlex.join(["mancala", "solve", *args.argv])
+        first = first_move_report(game, table, root, out, limits)
     payload = {
         "game": game.name,
-        "params": {k: v for k, v in game.params.items() if k != "max_plies"},
+        "params": game.variant_params,
         "variant": game.variant,
         "root": root.to_dict(),
         "player": root.to_move,
@@ -234,11 +215,37 @@ def _solve(args: argparse.Namespace) -> int:
         "proofs": proofs,
         "first_moves": first,
         "check": [f"mancala solve --check {out / p['file']} --table DIR" for p in proofs],
-        "provenance": provenance(command),
+        "provenance": provenance(shlex.join(["mancala", *args.argv])),
     }
     write_result(out / "solution.json", payload)
     print(f"{PROG}: proofs and solution.json in {out}")
     return 0
+
+
+def show_progress(depth: int, claim: str, nodes: int) -> None:
+    """A search's progress: one line, redrawn on a terminal."""
+    print(f"\r  depth {depth:>3}  trying {claim:<4}  nodes {nodes:,}", end="", flush=True)
+
+
+def first_move_report(
+    game: Game, table: Tablebase, root: State, out: Path, limits: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``first_moves`` of ``solution.json``: the value of each move of the first real choice
+    (:func:`~mancala_envs.tablebase.first_moves.first_moves`), printed as found, the proofs of
+    those searched written under ``OUT/first-moves/``."""
+    forced, choice = first_choice(game, root)
+    first: dict[str, Any] = {"forced": forced, "player": choice.to_move, "moves": []}
+    for move in first_moves(game, table, choice, forced, **limits):
+        child: dict[str, Any]
+        if move.solution is None:
+            child = {"leaf": move.leaf}
+        else:
+            stem = "after-" + "-".join(map(str, move.moves)) + "-"
+            proofs = save_proofs(move.solution, out / "first-moves", stem, table)
+            child = {**summary(move.solution), "proofs": proofs}
+        first["moves"].append({"moves": move.moves, "value_for_chooser": move.value, **child})
+        print(f"  after {move.moves}: player_{choice.to_move} {VALUE_WORDS.get(move.value, 'is not proven')}")
+    return first
 
 
 def shipped_solves() -> list[str]:
@@ -339,8 +346,11 @@ def disagreement(proof: Path, verdict: Verdict, result: dict[str, Any]) -> str |
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    args.argv = list(sys.argv[1:] if argv is None else argv)
+    """``mancala solve`` (``argv``: its arguments); returns the exit status."""
+    return run(command_args(add_parser, NAME, list(sys.argv[1:] if argv is None else argv)))
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         with interrupts.sigterm_raises():
             return _check(args) if args.check is not None else _solve(args)

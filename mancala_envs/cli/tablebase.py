@@ -18,21 +18,25 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from mancala_envs import GAMES, Game, get_game
+from mancala_envs import Game
+from mancala_envs.cli.parsing import command_args, standalone
 from mancala_envs.evaluation.suite_sampling import SUITE_AGENTS, make_suite
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
-from mancala_envs.rulesets import parameter_help
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.builder import build
 from mancala_envs.tablebase.optimality_suite import write_suite
 from mancala_envs.tablebase.table import NO_MOVE, Tablebase, load
+from mancala_envs.variant import add_game_arguments, game_from_arguments
 
-PROG = "mancala tablebase"
+NAME = "tablebase"
+PROG = f"mancala {NAME}"
 OUTCOME_WORDS = {1: "win", 0: "draw", -1: "loss"}
 
 
@@ -43,22 +47,17 @@ def _ints(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
-def _game_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", choices=GAMES, help="which game: " + ", ".join(GAMES))
-    p.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        NAME,
         prog=PROG,
+        help="build or probe an exact endgame tablebase",
         description="Build, probe or sample an exact endgame tablebase (docs/TABLEBASE.md, section 4).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("build", help="build (or extend, or resume) a table")
-    _game_args(p)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("--max-seeds", type=int, required=True, metavar="K", help="every board of <= K seeds")
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -80,14 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("probe", help="exact values of one position and of its moves")
-    _game_args(p)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("--board", type=_ints, required=True, help="2n seed counts, RULES.md §1 order")
     p.add_argument("--captured", type=_ints, required=True, metavar="A,B", help="captured[0],captured[1]")
     p.add_argument("--to-move", type=int, required=True, choices=(0, 1), metavar="P")
     p.add_argument("--path", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
 
     p = sub.add_parser("suite", help="draw an optimality suite from games of varied agents")
-    _game_args(p)
+    add_game_arguments(p, max_plies=False)
     p.add_argument("--positions", type=int, required=True, metavar="N", help="suite size")
     p.add_argument("--max-seeds", type=int, default=None, metavar="K", help="table size (default: all)")
     p.add_argument("--path", type=Path, default=None, metavar="DIR", help="table folder (default: cache)")
@@ -99,9 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _game(args: argparse.Namespace) -> Game:
-    params = {} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row}
-    return get_game(args.game, **params)
+def build_parser() -> argparse.ArgumentParser:
+    """Deprecated: the parser is :func:`add_parser`'s."""
+    message = "mancala_envs.cli.tablebase.build_parser is deprecated: use add_parser"
+    warnings.warn(message, DeprecationWarning, stacklevel=2)
+    return standalone(add_parser)
 
 
 def _open(game: Game, path: Path | None, max_seeds: int | None = None) -> Tablebase:
@@ -124,7 +125,7 @@ def kept_layers(path: Path) -> str:
 
 
 def _build(args: argparse.Namespace) -> int:
-    game = _game(args)
+    game = game_from_arguments(args)
     announce_compilation("rules", "tablebase")
     start = time.perf_counter()
     try:
@@ -173,7 +174,7 @@ def probe_text(tb: Tablebase, state) -> str:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    game = _game(args)
+    game = game_from_arguments(args)
     state = game.state_from(board=args.board, captured=args.captured, to_move=args.to_move)
     tb = _open(game, args.path)
     why = tb.why_not_covered(state)
@@ -185,7 +186,7 @@ def _probe(args: argparse.Namespace) -> int:
 
 def _suite(args: argparse.Namespace) -> int:
 
-    game = _game(args)
+    game = game_from_arguments(args)
     tb = _open(game, args.path, args.max_seeds)
 
     specs = SUITE_AGENTS if args.agents is None else tuple(x.strip() for x in args.agents.split(";"))
@@ -201,10 +202,13 @@ def _suite(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``mancala tablebase``; returns the exit status (2 with one line on stderr for bad input or a
-    failed write, 128 + the signal after Ctrl-C or SIGTERM)."""
-    parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    """``mancala tablebase`` (``argv``: its arguments); returns the exit status."""
+    return run(command_args(add_parser, NAME, list(sys.argv[1:] if argv is None else argv)))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Returns the exit status (2 with one line on stderr for bad input or a failed write, 128 + the
+    signal after Ctrl-C or SIGTERM)."""
     try:
         with interrupts.sigterm_raises():
             return {"build": _build, "probe": _probe, "suite": _suite}[args.command](args)

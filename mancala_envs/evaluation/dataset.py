@@ -60,12 +60,10 @@ a heavy install; the episodes are collected here and written with
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import re
-import shlex
 import shutil
 import sys
 import warnings
@@ -77,7 +75,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from mancala_envs import GAMES, Game, State, __version__, get_game
+from mancala_envs import Game, State, __version__, get_game
 from mancala_envs import tablebase as tablebases
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import make_agent, models_played, parse_spec
@@ -89,7 +87,7 @@ from mancala_envs.infra import interrupts
 from mancala_envs.infra.extras import require
 from mancala_envs.infra.files import named, preallocate
 from mancala_envs.infra.results import command_line, provenance
-from mancala_envs.rulesets import game_info, parameter_help
+from mancala_envs.rulesets import game_info
 from mancala_envs.tablebase import Tablebase
 
 DEFAULT_PAIRS = 20
@@ -504,111 +502,27 @@ def load_dataset(out_dir: str | os.PathLike, dataset_id: str):
     return minari.MinariDataset(path)
 
 
-# ------------------------------------------------------------------------------------- command line
+def build_parser() -> Any:
+    """Deprecated: ``mancala dataset``'s parser is :func:`mancala_envs.cli.dataset.add_parser`."""
+    from mancala_envs.cli import dataset as command  # the command line is the cli layer's
+    from mancala_envs.cli.parsing import standalone
 
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="mancala dataset",
-        description="Play an agent pair over an opening suite (each opening with the learner in both seats) "
-        "and write the learner's episodes as a Minari dataset (observations, actions, rewards, "
-        "infos.action_mask, infos.exact_value). Needs the dataset extra: "
-        "pip install '.[dataset]' in a checkout.",
-    )
-    parser.add_argument("--game", required=True, choices=GAMES, help="which game: " + ", ".join(GAMES))
-    parser.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
-    )
-    parser.add_argument(
-        "--max-plies", type=int, default=None, metavar="N", help="truncate games after N plies (1000)"
-    )
-    parser.add_argument("--learner", required=True, metavar="SPEC", help="the recorded agent, e.g. greedy")
-    parser.add_argument(
-        "--opponent", required=True, metavar="SPEC", help="the fixed opponent, e.g. minimax:depth=2"
-    )
-    parser.add_argument(
-        "--openings",
-        type=int,
-        default=DEFAULT_PAIRS,
-        metavar="N",
-        help=f"opening pairs from the game's default suite: 2N episodes (default {DEFAULT_PAIRS})",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    parser.add_argument(
-        "--out", type=Path, required=True, metavar="DIR", help="the Minari datasets root to write into"
-    )
-    parser.add_argument(
-        "--dataset-id",
-        default=None,
-        metavar="ID",
-        help="Minari id [namespace/]name-vN (default mancala/<game>/<learner>-vs-<opponent>-v0)",
-    )
-    parser.add_argument(
-        "--tablebase",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="a table folder for infos.exact_value (with --max-seeds: built there if missing or smaller)",
-    )
-    parser.add_argument(
-        "--max-seeds",
-        type=int,
-        default=None,
-        metavar="K",
-        help="build (or load) the table of every board of <= K seeds (default folder: the tablebase cache)",
-    )
-    parser.add_argument("--author", default=DEFAULT_AUTHOR, help=f"the dataset's author ({DEFAULT_AUTHOR})")
-    parser.add_argument("--description", default=None, help="the dataset's description (default: generated)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
+    warnings.warn(DEPRECATED.format("build_parser", "add_parser"), DeprecationWarning, stacklevel=2)
+    return standalone(command.add_parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``mancala dataset``; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
-    params: dict[str, Any] = {"max_plies": args.max_plies}
-    if args.holes_per_row is not None:
-        params["holes_per_row"] = args.holes_per_row
-    game = get_game(args.game, **params)
-    dataset_id = args.dataset_id or default_dataset_id(game, args.learner, args.opponent)
-    try:
-        with interrupts.sigterm_raises():
-            dataset = write_dataset(
-                game,
-                args.learner,
-                args.opponent,
-                args.out,
-                dataset_id,
-                openings=args.openings,
-                seed=args.seed,
-                tablebase=args.tablebase,
-                max_seeds=args.max_seeds,
-                author=args.author,
-                description=args.description,
-                progress=not args.no_progress,
-            )
-    except KeyboardInterrupt as e:
-        print(f"\nmancala dataset: {interrupts.stopped(e)}; no dataset was written", file=sys.stderr)
-        return interrupts.exit_status(e)
-    meta = dataset.storage.metadata["mancala"]
-    skipped = len(meta["skipped"])
-    print(
-        f"wrote {dataset_id} to {args.out / dataset_id}: {dataset.total_episodes} episodes, "
-        f"{dataset.total_steps} steps, {meta['exact_values']} observations with an exact value"
-        + (
-            f", {skipped} of {2 * meta['pairs']} games skipped (the opponent's moves ended them before "
-            "the learner's first move)"
-            if skipped
-            else ""
-        )
-        + f" (command: {shlex.join(['mancala', 'dataset', *argv])})"
-    )
-    print(
-        f"load it with minari.load_dataset({dataset_id!r}), MINARI_DATASETS_PATH={shlex.quote(str(args.out))}"
-    )
-    return 0
+    """Deprecated: :func:`mancala_envs.cli.dataset.main` (``mancala dataset``)."""
+    from mancala_envs.cli import dataset as command
+
+    warnings.warn(DEPRECATED.format("main", "main"), DeprecationWarning, stacklevel=2)
+    return command.main(argv)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+DEPRECATED = "mancala_envs.evaluation.dataset.{} is deprecated: use mancala_envs.cli.dataset.{}"
+
+
+if __name__ == "__main__":  # python -m mancala_envs.evaluation.dataset: the command, unwarned
+    from mancala_envs.cli import dataset as _command
+
+    sys.exit(_command.main())

@@ -1,6 +1,6 @@
 """Evaluate agents (specs or trained policies) against baselines with the arena, over an opening
 suite with paired seats; write ``report.md``, ``report.json`` and the games (``games.jsonl``).
-Also the report writer of the training scripts.
+Also the report writer of the training scripts; the command line is :mod:`mancala_envs.cli.evaluate`.
 
 ::
 
@@ -20,39 +20,27 @@ fewer
 than 90% are. ``report.json``: ``{"game", "params", "seed", "openings", "results": [{"agent",
 "opponent", "pairs", "games", "distinct", "wins", "draws", "losses", "truncated", "score", "ci95",
 "caveat"}, ...]}``.
-
-Ctrl-C stops at once (exit 130), SIGTERM likewise (exit 143); with ``--out`` every finished game is
-already in ``games.jsonl``, and the folder is locked while the evaluation runs. A failed write (a
-full disk) ends in one line naming the file (exit 2).
 """
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
-import shlex
 import sys
+import warnings
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from mancala_envs import GAMES, Game, get_game
+from mancala_envs import Game
 from mancala_envs.agents.base import Agent
-from mancala_envs.agents.registry import AGENT_NAMES, make_agent, models_played, parse_spec
+from mancala_envs.agents.registry import AGENT_NAMES, make_agent, parse_spec
 from mancala_envs.evaluation.arena import GameRecord, MatchResult, play_match
-from mancala_envs.evaluation.arena.matches import check_even, check_seed
 from mancala_envs.evaluation.openings import resolve_openings
-from mancala_envs.infra import interrupts
-from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.extras import require
-from mancala_envs.infra.files import append_synced, atomic_write
-from mancala_envs.infra.interrupts import deferred_interrupts
-from mancala_envs.infra.locks import folder_lock
-from mancala_envs.infra.results import provenance, write_result
-from mancala_envs.rulesets import parameter_help
+from mancala_envs.infra.files import atomic_write
+from mancala_envs.infra.results import write_result
 
 DEFAULT_OPPONENTS = ("random", "greedy", "minimax:depth=2")
 POLICY_SUFFIXES = (".json", ".pt", ".zip")  # a file to play through policy:path=
@@ -241,139 +229,27 @@ def write_report(
     return rows
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="mancala evaluate",
-        description="Evaluate agents or policies against baselines over an opening suite with paired seats; "
-        "prints the table and, with --out, writes OUT/report.md, OUT/report.json and OUT/games.jsonl.",
-    )
-    p.add_argument(
-        "agents", nargs="+", metavar="AGENT", help="agent spec, policy file (.json) or training run folder"
-    )
-    p.add_argument("--game", choices=GAMES, default="songo_ewondo", help="the game (default: songo_ewondo)")
-    p.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
-    )
-    p.add_argument(
-        "--max-plies", type=int, default=None, metavar="N", help="truncate games at N plies (default: 1000)"
-    )
-    p.add_argument(
-        "--opponents",
-        nargs="+",
-        default=list(DEFAULT_OPPONENTS),
-        metavar="SPEC",
-        help="agent specs to play against (default: " + " ".join(DEFAULT_OPPONENTS) + ")",
-    )
-    p.add_argument(
-        "--games",
-        type=int,
-        default=400,
-        metavar="N",
-        help="games per pairing, even: N/2 openings (default: 400)",
-    )
-    p.add_argument(
-        "--openings",
-        default="default",
-        metavar="SUITE",
-        help="default (the game's default suite), none (the initial position) or a JSONL file",
-    )
-    p.add_argument("--seed", type=int, default=0, help="arena seed (default: 0)")
-    p.add_argument("--out", type=Path, default=None, help="report folder (default: print only)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    return p
+def build_parser() -> Any:
+    """Deprecated: ``mancala evaluate``'s parser is :func:`mancala_envs.cli.evaluate.add_parser`."""
+    from mancala_envs.cli import evaluate as command  # the command line is the cli layer's
+    from mancala_envs.cli.parsing import standalone
+
+    warnings.warn(DEPRECATED.format("build_parser", "add_parser"), DeprecationWarning, stacklevel=2)
+    return standalone(command.add_parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``mancala evaluate``; returns the exit status (2 with one line for a failed write, 128 + the
-    signal after Ctrl-C or SIGTERM)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        with interrupts.sigterm_raises(), ExitStack() as held:
-            return _main(argv, held)
-    except OSError as e:  # a failed write (a full disk): the finished games are in games.jsonl
-        print(f"mancala evaluate: error: {one_line(e)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as e:  # before the games: nothing to keep
-        print(f"\nmancala evaluate: {interrupts.stopped(e)}", file=sys.stderr)
-        return interrupts.exit_status(e)
+    """Deprecated: :func:`mancala_envs.cli.evaluate.main` (``mancala evaluate``)."""
+    from mancala_envs.cli import evaluate as command
+
+    warnings.warn(DEPRECATED.format("main", "main"), DeprecationWarning, stacklevel=2)
+    return command.main(argv)
 
 
-def _main(argv: list[str], held: ExitStack) -> int:
-    """:func:`main`; ``held`` keeps the ``--out`` folder's lock to the end."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        params: dict[str, int] = {}
-        if args.holes_per_row is not None:
-            params["holes_per_row"] = args.holes_per_row
-        if args.max_plies is not None:
-            params["max_plies"] = args.max_plies
-        game = get_game(args.game, **params)
-        check_even(args.games, "--games")
-        check_seed(args.seed)
-        for spec in args.opponents:
-            make_agent(spec)
-        agents = [load_once(agent_spec(text)) for text in args.agents]
-        suite = resolve_openings(game, args.openings, args.games // 2)
-        if args.out is not None:
-            if (args.out / "games.jsonl").exists():  # checked again under the lock
-                raise ValueError(
-                    f"{args.out} already holds an evaluation (games.jsonl); choose another --out"
-                )
-            held.enter_context(folder_lock(args.out, "is in use by another evaluation"))
-            if (args.out / "games.jsonl").exists():
-                raise ValueError(
-                    f"{args.out} already holds an evaluation (games.jsonl); choose another --out"
-                )
-    except ValueError as e:
-        parser.error(str(e))
-    results: list[MatchResult] = []
-    games_fh = open(args.out / "games.jsonl", "a", encoding="utf-8") if args.out is not None else None  # noqa: SIM115
-    write = (lambda rec: append_synced(games_fh, rec.to_json() + "\n")) if games_fh else None
-    try:
-        with deferred_interrupts():
-            for agent in agents:
-                results += evaluate(
-                    game,
-                    agent,
-                    args.opponents,
-                    args.games,
-                    args.seed,
-                    suite,
-                    not args.no_progress,
-                    on_game=write,
-                )
-    except KeyboardInterrupt as e:
-        kept = f"; the finished games are in {args.out / 'games.jsonl'}" if args.out else ""
-        print(f"\nmancala evaluate: {interrupts.stopped(e)}{kept}", file=sys.stderr)
-        return interrupts.exit_status(e)
-    finally:
-        if games_fh:
-            games_fh.close()
-    rows = [result_row(r) for r in results]
-    if suite is None and any(r.caveat() for r in results):
-        print(
-            "mancala evaluate: warning: --openings none: games repeat (see the distinct column); the "
-            "scores rest on few distinct games",
-            file=sys.stderr,
-        )
-    if args.out is not None:
-        command = shlex.join(["mancala", "evaluate", *argv])
-        specs = [a if isinstance(a, str) else a.name for a in agents] + list(args.opponents)
-        write_report(
-            args.out,
-            game,
-            results,
-            args.seed,
-            "Evaluation",
-            [f"Command: `{command}`"],
-            openings=str(args.openings),
-            provenance=provenance(command, models_played(game, specs)),
-        )
-        print(f"report: {args.out / 'report.md'}; games: {args.out / 'games.jsonl'}")
-    print(table(rows))
-    return 0
+DEPRECATED = "mancala_envs.evaluation.evaluate.{} is deprecated: use mancala_envs.cli.evaluate.{}"
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m mancala_envs.evaluation.evaluate: the command, unwarned
+    from mancala_envs.cli import evaluate as _command
+
+    sys.exit(_command.main())

@@ -4,6 +4,8 @@
 
     mancala optimality GAME AGENT... [--holes-per-row N] [--suite FILE] [--seed S] [--out FILE]
 
+(the command line: :mod:`mancala_envs.cli.optimality`)
+
 A suite (:mod:`mancala_envs.tablebase.optimality_suite`) holds positions with their exact outcome ``G`` for
 the player to move and the outcome of every legal move (TABLEBASE.md §3). The agent acts once
 per position; the move is *optimal* when its outcome equals ``G``. Reported: the optimal share
@@ -14,20 +16,17 @@ with a 95% Wilson interval over the positions, and the blunders by kind — ``wi
 
 from __future__ import annotations
 
-import argparse
-import shlex
 import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from mancala_envs import GAMES, Game, get_game
+from mancala_envs import Game
 from mancala_envs.agents.base import Agent
-from mancala_envs.agents.registry import as_agent, models_played
+from mancala_envs.agents.registry import as_agent
 from mancala_envs.evaluation.arena.matches import wilson_interval
-from mancala_envs.infra import interrupts
-from mancala_envs.infra.results import provenance, write_result
-from mancala_envs.rulesets import parameter_help
-from mancala_envs.tablebase.optimality_suite import SuiteEntry, load_suite
+from mancala_envs.tablebase.optimality_suite import SuiteEntry
 
 WORDS = {1: "win", 0: "draw", -1: "loss"}
 BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")
@@ -81,21 +80,6 @@ def header() -> str:
     return f"{'agent':<28} {'n':>6} {'optimal':>8}  95% interval      blunders: {kinds}"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mancala optimality", description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=GAMES)
-    parser.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs, e.g. minimax:depth=4")
-    parser.add_argument(
-        "--holes-per-row", type=int, default=None, metavar="N", help=parameter_help("holes_per_row")
-    )
-    parser.add_argument("--suite", default=None, metavar="FILE", help="suite JSONL (default: shipped)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the agents (0)")
-    parser.add_argument(
-        "--out", default=None, metavar="FILE", help="also write the rows as a result file (JSON)"
-    )
-    return parser
-
-
 def result_rows(results: Sequence[OptimalityResult]) -> list[dict[str, object]]:
     """The rows of a result file: agent, positions, optimal, rate, ci95, blunders."""
     return [
@@ -111,40 +95,27 @@ def result_rows(results: Sequence[OptimalityResult]) -> list[dict[str, object]]:
     ]
 
 
+def build_parser() -> Any:
+    """Deprecated: ``mancala optimality``'s parser is :func:`mancala_envs.cli.optimality.add_parser`."""
+    from mancala_envs.cli import optimality as command  # the command line is the cli layer's
+    from mancala_envs.cli.parsing import standalone
+
+    warnings.warn(DEPRECATED.format("build_parser", "add_parser"), DeprecationWarning, stacklevel=2)
+    return standalone(command.add_parser)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``mancala optimality``; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
-    game = get_game(
-        args.game, **({} if args.holes_per_row is None else {"holes_per_row": args.holes_per_row})
-    )
-    suite = load_suite(game, args.suite)
-    won = sum(e.outcome == 1 for e in suite)
-    print(f"{game.name} suite: {len(suite)} positions ({won} won, {len(suite) - won} drawn for the mover)")
-    print(header())
-    command = shlex.join(["mancala", "optimality", *argv])
-    record = provenance(command, models_played(game, args.agents))
-    results: list[OptimalityResult] = []
-    try:
-        with interrupts.sigterm_raises():
-            for spec in args.agents:
-                results.append(optimality(game, spec, suite, seed=args.seed))
-                print(results[-1].row(), flush=True)
-                if args.out is not None:  # rewritten after every agent: an interrupt keeps the rows
-                    payload = {
-                        "game": game.name,
-                        "params": dict(game.params),
-                        "suite": {"file": args.suite or "shipped", "positions": len(suite), "won": won},
-                        "seed": args.seed,
-                        "rows": result_rows(results),
-                        "provenance": record,
-                    }
-                    write_result(args.out, payload)
-    except KeyboardInterrupt as e:  # the finished agents' rows are printed
-        print(f"\nmancala optimality: {interrupts.stopped(e)}", file=sys.stderr)
-        return interrupts.exit_status(e)
-    return 0
+    """Deprecated: :func:`mancala_envs.cli.optimality.main` (``mancala optimality``)."""
+    from mancala_envs.cli import optimality as command
+
+    warnings.warn(DEPRECATED.format("main", "main"), DeprecationWarning, stacklevel=2)
+    return command.main(argv)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+DEPRECATED = "mancala_envs.evaluation.optimality.{} is deprecated: use mancala_envs.cli.optimality.{}"
+
+
+if __name__ == "__main__":  # python -m mancala_envs.evaluation.optimality: the command, unwarned
+    from mancala_envs.cli import optimality as _command
+
+    sys.exit(_command.main())

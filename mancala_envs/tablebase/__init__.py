@@ -12,7 +12,8 @@ compute the values, :mod:`~.probe` reads them, :mod:`~.store` keeps them on disk
 :mod:`~.optimality_suite` reads and writes optimality suites (one ships per game in
 ``shipped_suites/``; :mod:`mancala_envs.evaluation.suite_sampling` makes them); ``mancala tablebase
 build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`. :func:`solve` (:mod:`~.solve`) proves a
-position's value by a forward search down to a table, and :func:`check_proof` (:mod:`~.proof`)
+position's value by a forward search down to a table (:mod:`~.first_moves`: the value of each
+move of its first real choice), and :func:`check_proof` (:mod:`~.proof`)
 checks such a proof (TABLEBASE.md §5; ``mancala solve`` is :mod:`mancala_envs.cli.solve`).
 """
 

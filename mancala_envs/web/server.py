@@ -1,4 +1,5 @@
-"""``mancala serve``: run the web app (:mod:`mancala_envs.web.app`) with uvicorn.
+"""``mancala serve``: run the web app (:mod:`mancala_envs.web.app`) with uvicorn (:func:`serve`; the
+command line: :mod:`mancala_envs.cli.serve`).
 
     mancala serve [--host 127.0.0.1] [--port 0] [--open] [--records DIR] [--tables DIR]
                   [--max-seconds 10] [--workers N] [--queue 8]
@@ -12,61 +13,22 @@ save: the server holds no game).
 
 from __future__ import annotations
 
-import argparse
 import ipaddress
 import socket
 import sys
 import threading
 import time
+import warnings
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mancala_envs.infra.extras import require
 from mancala_envs.web.workers import DEFAULT_QUEUE
 
 DEFAULT_HOST = "127.0.0.1"
 FORCE_AFTER = 5.0  # seconds of shutdown after which a second Ctrl-C forces the exit
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="mancala serve",
-        description="Play, analyse and replay games in the browser (a local web app; the web extra: "
-        "pip install '.[web]' in a checkout).",
-    )
-    p.add_argument("--host", default=DEFAULT_HOST, help="address to bind (default 127.0.0.1: this machine)")
-    p.add_argument("--port", type=int, default=0, help="port (default 0: a free one, printed)")
-    p.add_argument("--open", action="store_true", help="open the page in the default browser")
-    p.add_argument("--records", type=Path, metavar="DIR", help="folder of game records (*.jsonl) to replay")
-    p.add_argument(
-        "--tables",
-        type=Path,
-        metavar="DIR",
-        help="folder of tablebases, one subfolder per variant (default: the per-user cache folder)",
-    )
-    p.add_argument(
-        "--max-seconds",
-        type=float,
-        default=10.0,
-        metavar="S",
-        help="time cap of every search, per move or analysis column (default 10)",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes that compute moves and analyses (default: half the processors, at most 4)",
-    )
-    p.add_argument(
-        "--queue",
-        type=int,
-        default=DEFAULT_QUEUE,
-        metavar="N",
-        help=f"computations that may wait for a worker; more get 503 (default {DEFAULT_QUEUE})",
-    )
-    return p
 
 
 def is_loopback(host: str) -> bool:
@@ -96,40 +58,69 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def serve(
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    open_browser: bool = False,
+    records: Path | None = None,
+    tables: Path | None = None,
+    max_seconds: float = 10.0,
+    workers: int | None = None,
+    queue: int = DEFAULT_QUEUE,
+) -> int:
+    """Serve the web app on ``host:port`` until Ctrl-C or SIGTERM (``mancala serve``, whose flags
+    are these arguments: :mod:`mancala_envs.cli.serve`); returns the exit status."""
     require("uvicorn", "web", "mancala serve")
     require("starlette", "web", "mancala serve")
     from mancala_envs.web.app import create_app
     from mancala_envs.web.service import warm_up_views
 
-    app = create_app(
-        records=args.records,
-        tables=args.tables,
-        max_seconds=args.max_seconds,
-        workers=args.workers,
-        queue=args.queue,
-    )
-    sock = bind(args.host, args.port)  # a bad host or a port in use fails here, before any warning
+    app = create_app(records=records, tables=tables, max_seconds=max_seconds, workers=workers, queue=queue)
+    sock = bind(host, port)  # a bad host or a port in use fails here, before any warning
     try:
-        if not is_loopback(args.host):
+        if not is_loopback(host):
             print(
-                f"mancala serve: warning: listening on {args.host}, not only this machine: anyone who "
+                f"mancala serve: warning: listening on {host}, not only this machine: anyone who "
                 "can reach it can use the app (it has no login)",
                 file=sys.stderr,
             )
         warm_up_views()
         app.state.pool.start()  # every worker warmed up: the first search spends its budget searching
-        host, port = sock.getsockname()[:2]
-        url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+        bound_host, bound_port = sock.getsockname()[:2]
+        url = f"http://{f'[{bound_host}]' if ':' in bound_host else bound_host}:{bound_port}/"
         print(f"mancala serve: {url}  (Ctrl-C stops)", flush=True)
-        if args.open:
+        if open_browser:
             threading.Timer(0.5, webbrowser.open, args=(url,)).start()
         run_server(app, sock)
     finally:
         app.state.pool.stop()
         sock.close()
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Deprecated: :func:`mancala_envs.cli.serve.main` (``mancala serve``)."""
+    from mancala_envs.cli import serve as command  # the command line is the cli layer's
+
+    warnings.warn(
+        "mancala_envs.web.server.main is deprecated: use mancala_envs.cli.serve.main",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return command.main(argv)
+
+
+def build_parser() -> Any:
+    """Deprecated: ``mancala serve``'s parser is :func:`mancala_envs.cli.serve.add_parser`."""
+    from mancala_envs.cli import serve as command
+    from mancala_envs.cli.parsing import standalone
+
+    warnings.warn(
+        "mancala_envs.web.server.build_parser is deprecated: use mancala_envs.cli.serve.add_parser",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return standalone(command.add_parser)
 
 
 def run_server(app, sock: socket.socket) -> None:
