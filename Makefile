@@ -39,7 +39,7 @@ docs: $(STAMP)  ## the documentation site, warnings as errors, into docs/_build/
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 screenshots: $(STAMP)  ## the web app's pictures in docs/images/web (docs/play-and-analyse.md), taken by its browser tests
-	MANCALA_SCREENSHOTS=docs/images/web $(PY) -m pytest -q tests/test_web_browser.py
+	MANCALA_SCREENSHOTS=docs/images/web $(PY) -m pytest -q tests/web/test_web_browser.py
 
 results: $(STAMP)  ## render docs/results/*.md, their figures and the README's headline table from the result files in results/
 	$(PY) docs/render_results.py

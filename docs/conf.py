@@ -1,4 +1,4 @@
-"""Sphinx configuration of the documentation site (``make docs``; ``tests/test_docs.py`` builds it
+"""Sphinx configuration of the documentation site (``make docs``; ``tests/integration/test_docs.py`` builds it
 with ``-W``).
 
 Sources are MyST Markdown (myst-nb, which includes myst-parser), the theme is furo. The notebooks of

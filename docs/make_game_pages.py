@@ -56,7 +56,7 @@ def page(name: str, cases: list[dict]) -> tuple[str, dict[str, str]]:
         "## Every rule, one hand-traced case each",
         "",
         "Each case is a position, the move played and the position after it, exactly as the test",
-        "suite checks them (`tests/test_rule_cases.py`). The mover's row is at the bottom.",
+        "suite checks them (`tests/rules/test_rule_cases.py`). The mover's row is at the bottom.",
         "",
     ]
     for case in cases:

@@ -4,12 +4,12 @@
     python docs/render_architecture.py --check    # exit 1 if the page differs from the code
 
 The floors and their order are the ``layers`` contract of ``pyproject.toml`` (``[tool.importlinter]``,
-which ``tests/test_layers.py`` checks); what each floor holds (its modules and subpackages) and
+which ``tests/integration/test_layers.py`` checks); what each floor holds (its modules and subpackages) and
 what it imports (the floors below that its modules import, annotations included) are read from the
 import graph of the package as it installs (the repository's ``agents/``, ``training/`` and
 ``models/`` folders become ``mancala_envs.agents``, ``.training`` and ``.models``), built by grimp,
 which import-linter installs. Only the one-line captions below are written by hand, and a floor
-without one, or a caption for a floor that is gone, is an error. ``tests/test_architecture.py``
+without one, or a caption for a floor that is gone, is an error. ``tests/integration/test_architecture.py``
 runs ``--check``, so the diagram cannot drift from the code.
 """
 

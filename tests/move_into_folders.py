@@ -111,6 +111,8 @@ def fix_mentions(keep_code: bool) -> None:
 
 
 if __name__ == "__main__":
+    if set(sys.argv[1:]) - {"--keep-code"}:
+        sys.exit(__doc__)
     done = move()
     print(f"moved {len(done)} test files")
     fix_mentions(keep_code="--keep-code" in sys.argv[1:])

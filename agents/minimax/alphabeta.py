@@ -5,7 +5,7 @@ Children are made with the engine's :func:`~mancala_envs.core.engine.play`; no r
 re-implemented here. Values are credited by player id: the player to move is read from each
 state, never assumed to alternate (a child's value is negated only when its mover differs).
 
-What a search computes (and what ``tests/test_agents.py`` checks against a plain negamax):
+What a search computes (and what ``tests/agents/test_agents.py`` checks against a plain negamax):
 
 - ``value(node, left, forced, low)``: a finished node is worth ±(``WIN`` + ``left``) (a quicker
   win, found with more plies left, ranks higher) or 0 for a draw or truncation; a running node

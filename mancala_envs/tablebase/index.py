@@ -10,7 +10,7 @@ puts the layers one after the other: ``offset[k] = C(k - 1 + h, h)`` boards hold
 **Seat symmetry.** The rules treat both seats alike (RULES.md §1: the board as player ``p`` sees
 it is ``roll(board, -p * n)``, the same geometry for both), so a table stores each position once,
 from its mover's seat: the *canonical* board of a position with ``p`` to move is
-``c[i] = board[(i + p * n) % 2n]`` with player 0 to move. ``tests/test_tablebase.py`` checks the
+``c[i] = board[(i + p * n) % 2n]`` with player 0 to move. ``tests/tablebase/test_tablebase.py`` checks the
 symmetry through the engine, and every value against a solver that plays both seats.
 """
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from variants import GAME_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 # Pages whose python blocks this test does not run, and why.

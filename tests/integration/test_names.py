@@ -18,7 +18,7 @@ import mancala_envs
 from mancala_envs import get_game, outcome
 from mancala_envs.core import engine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHIMS = {  # module -> its old names, still read through a deprecation shim
     "mancala_envs.core.engine": ["outcome_for"],
     "mancala_envs.tablebase.proof": ["end_result"],

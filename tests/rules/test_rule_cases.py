@@ -9,8 +9,8 @@ import pytest
 
 import mancala_envs
 
-CASES = json.loads((Path(__file__).parent / "data" / "rule_cases.json").read_text())
-SPEC = (Path(__file__).parents[1] / "docs" / "RULES.md").read_text(encoding="utf-8")
+CASES = json.loads((Path(__file__).parents[1] / "data" / "rule_cases.json").read_text())
+SPEC = (Path(__file__).parents[2] / "docs" / "RULES.md").read_text(encoding="utf-8")
 # The games RULES.md specifies (a section "## N. Title (`name`)" each) and their numbered rules.
 SPEC_RULES = {
     m[1]: re.findall(r"^- \*\*([A-Z]{2}\d+)\b", m[2], re.MULTILINE)

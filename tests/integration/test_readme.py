@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-README = (Path(__file__).parents[1] / "README.md").read_text()
+README = (Path(__file__).parents[2] / "README.md").read_text()
 PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
 
 
@@ -21,7 +21,7 @@ def test_readme_python_example_runs(code):
     exec(compile(code, "README.md", "exec"), namespace)
 
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 INSTALL_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # `pip install mancala_envs` or `pip install "mancala_envs[extra]"`: a name the index does not have
 FROM_THE_INDEX = re.compile(r"pip install\s+[\"']?mancala_envs(\[[^\]]*\])?[\"']?(?!\s*@)(\s|$|`)")

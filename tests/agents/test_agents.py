@@ -392,7 +392,7 @@ def test_legacy_checkpoint_loads_through_the_old_class_path(tmp_path):
     and their export to the safe format plays the same moves."""
     from mancala_envs.agents.model_files import export_zip
 
-    legacy = Path(__file__).parent / "data" / "legacy_sadeqa_ii.zip"
+    legacy = Path(__file__).parents[1] / "data" / "legacy_sadeqa_ii.zip"
     game = get_game("sadeqa_ii")
     old = make_agent(f"policy:path={legacy},trusted=true")
     json_path, _ = export_zip(legacy, tmp_path / "legacy", game)

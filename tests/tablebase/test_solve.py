@@ -309,7 +309,7 @@ def test_the_shipped_proofs_are_the_ones_their_solutions_list():
 
     from mancala_envs.infra.results import read_result
 
-    root = Path(__file__).resolve().parents[1] / "results" / "solve"
+    root = Path(__file__).resolve().parents[2] / "results" / "solve"
     solutions = sorted(root.glob("*/solution.json"))
     assert solutions, "no solved games shipped"
     for path in solutions:

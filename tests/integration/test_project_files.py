@@ -8,7 +8,7 @@ from variants import GAME_NAMES
 
 import mancala_envs
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
@@ -57,7 +57,7 @@ def test_no_docs_page_title_is_the_start_of_another():
     """Each page's title says what the page is for: no title begins another page's title (as "Play
     and analyse" did "Play and analyse in the browser"), except a section index's title those of
     the pages of its section."""
-    docs = Path(__file__).parents[1] / "docs"
+    docs = Path(__file__).parents[2] / "docs"
     titles = {}
     for path in sorted(docs.rglob("*.md")):
         if "_build" not in path.parts:

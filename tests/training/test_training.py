@@ -26,7 +26,7 @@ from mancala_envs.training.opponents import OpponentPool, parse_pool
 from mancala_envs.training.train_ppo import CaptureShaping, resolve_args
 from mancala_envs.training.train_ppo import main as train_main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # eval.csv of every trainer (PPO, AlphaZero-style, distillation): one header
 EVAL_HEADER = (
     "step,timesteps,positions,updates,minutes,agent,opponent,pairs,games,distinct,"

@@ -256,7 +256,7 @@ def test_evaluate_missing_path_says_no_such_file(text, tmp_path, monkeypatch, ca
 
 
 def test_evaluate_keeps_agent_specs_that_name_a_file():
-    model = str(Path(__file__).resolve().parents[1] / "models" / "az_songo_ewondo.json")
+    model = str(Path(__file__).resolve().parents[2] / "models" / "az_songo_ewondo.json")
     assert Path(model).is_file()
     assert agent_spec(f"az:path={model}") == f"az:path={model}"
     assert agent_spec(f"policy:path={model}") == f"policy:path={model}"

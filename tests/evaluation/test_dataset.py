@@ -23,7 +23,7 @@ from mancala_envs.infra import interrupts
 
 minari = pytest.importorskip("minari", reason="needs Minari: pip install -e '.[dataset]'")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples" / "datasets"
 # the example datasets' game variants -> (game, parameters)
 EXAMPLE_GAMES = {"songo_ewondo": ("songo_ewondo", {}), "sadeqa_ii": ("sadeqa_ii", {}),

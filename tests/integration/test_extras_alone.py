@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WANTED = {x for x in os.environ.get("MANCALA_EXTRAS_ALONE", "").split(",") if x}
 TORCH = os.environ.get("TORCH", "torch==2.13.0")
 

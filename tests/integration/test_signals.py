@@ -24,7 +24,7 @@ from mancala_envs.infra import interrupts
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.table import load
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 

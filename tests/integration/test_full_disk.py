@@ -26,7 +26,7 @@ from mancala_envs.evaluation.arena import load_records
 from mancala_envs.tablebase import build, load, store
 from mancala_envs.tablebase.index import layer_offsets
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 GAME = get_game("sadeqa_ii")
 

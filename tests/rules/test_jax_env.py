@@ -26,7 +26,7 @@ from mancala_envs.core.batch import random_actions, step_batch  # noqa: E402
 from mancala_envs.jax import JaxEnv, to_packed, to_state  # noqa: E402
 from mancala_envs.jax.relay import Plan, relay_lanes  # noqa: E402
 
-CASES = json.loads((Path(__file__).parent / "data" / "rule_cases.json").read_text())
+CASES = json.loads((Path(__file__).parents[1] / "data" / "rule_cases.json").read_text())
 LOCKSTEP_MOVES = int(os.environ.get("MANCALA_LOCKSTEP_MOVES", "6400"))
 LOCKSTEP_BATCH = 32
 

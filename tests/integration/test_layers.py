@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("importlinter", reason="import-linter is in the dev extra")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("render_architecture", ROOT / "docs" / "render_architecture.py")
 render_architecture = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(render_architecture)

@@ -19,7 +19,7 @@ from mancala_envs.cli.parsing import standalone
 from mancala_envs.evaluation import dataset, evaluate, optimality
 from mancala_envs.web import server as web_server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = ("mancala_envs", "agents")  # installed as mancala_envs and mancala_envs.agents
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from mancala_envs.infra.results import provenance, read_result, write_result
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 spec = importlib.util.spec_from_file_location("render_results", ROOT / "docs" / "render_results.py")
 render_results = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(render_results)

@@ -23,7 +23,7 @@ from mancala_envs.cli.main import main as cli_main
 from mancala_envs.envs.vector import MancalaVecEnv
 from mancala_envs.evaluation.arena import load_records, play_game, replay, round_robin
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
 

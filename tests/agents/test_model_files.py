@@ -34,7 +34,7 @@ from mancala_envs.agents.policies.network import (  # noqa: E402
 from mancala_envs.agents.registry import make_agent  # noqa: E402
 from mancala_envs.infra.config_files import UncheckedFileWarning  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def policy_config(game, net_arch=(8,), one_hot_max=4) -> dict:

@@ -21,7 +21,7 @@ from mancala_envs.cli.main import main as cli_main
 from mancala_envs.infra.locks import LOCK_FILE, FolderInUse, FolderLock, folder_lock
 from mancala_envs.tablebase import build
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOLDER = (
     "import sys\n"
     "from mancala_envs.infra.locks import FolderLock\n"

@@ -35,7 +35,7 @@ from mancala_envs.envs.single import SingleAgentEnv
 from mancala_envs.registration import ENV_IDS, GYM_IDS, PARALLEL_IDS, parallel_entry_point
 from mancala_envs.rulesets import registered_games
 
-PAGE = Path(__file__).parents[1] / "docs" / "works-with.md"
+PAGE = Path(__file__).parents[2] / "docs" / "works-with.md"
 SECTIONS = (
     "Stable-Baselines3 + sb3-contrib",
     "SuperSuit",

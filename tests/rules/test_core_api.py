@@ -10,16 +10,16 @@ from strategies import walk
 import mancala_envs
 from mancala_envs import IllegalMoveError, get_game
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="no ../shared beside this checkout")
 @pytest.mark.parametrize("name", ["rule_cases.json", "RULES.md", "TABLEBASE.md"])
 def test_project_copies_match_shared_spec(name):
     local = (
-        Path(__file__).parent / "data" / name
+        Path(__file__).parents[1] / "data" / name
         if name.endswith(".json")
-        else Path(__file__).parents[1] / "docs" / name
+        else Path(__file__).parents[2] / "docs" / name
     )
     assert local.read_bytes() == (SHARED / name).read_bytes(), f"{local} is out of sync with ../shared/{name}"
 
