@@ -1,7 +1,7 @@
 """The forward pass of :class:`~mancala_envs.agents.alphazero.network.AZNet` without torch: the
 weights exported once to numpy arrays (:func:`export_weights`), the pass compiled with numba
 (:func:`forward_batch`), so that a search can call it from compiled code
-(:func:`mancala_envs.agents.alphazero.compiled_search.run_simulations`) and a simulation never
+(:func:`mancala_envs.agents.alphazero.search.run_simulations`) and a simulation never
 returns to Python.
 
 It computes what ``AZNet.forward`` computes, layer by layer, in ``float32`` as torch does (only

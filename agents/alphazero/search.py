@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs import Game
+from mancala_envs.agents.alphazero.numba_forward import forward_batch
 from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
 from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
 from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
@@ -223,6 +224,26 @@ def backward(tree, games, rules, logits, values):
 
 
 @njit(cache=True)
+def run_simulations(
+    tree, games, rules, sims, table, max_considered, c_visit, c_scale, settle_decided, discount, weights
+):
+    """Simulations ``0 .. sims - 1`` (:func:`simulate`, :func:`backward`) with the network's
+    compiled forward pass (:func:`~mancala_envs.agents.alphazero.numba_forward.forward_batch` on
+    exported ``weights``) in between, all in compiled code; returns the leaves evaluated."""
+    logits = np.empty((tree.obs.shape[0], rules[R_HOLES]))
+    values = np.empty(tree.obs.shape[0])
+    evaluations = 0
+    for k in range(sims):
+        count = simulate(
+            tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided, discount
+        )
+        forward_batch(tree.obs[:count], weights, logits, values)
+        backward(tree, games, rules, logits, values)
+        evaluations += count
+    return evaluations
+
+
+@njit(cache=True)
 def root_outputs(tree, games, rules, c_visit, c_scale, actions, policy, visits, q, value):
     """Per game: the action to play, the improved policy, the children's visits, the completed Q
     (``-inf`` on illegal actions) and the root's value, all for the root's player to move."""
@@ -321,7 +342,13 @@ class GumbelSearch:
         inputs = tree.obs[:games].copy()  # the leaves' rows overwrite them later
         backward(tree, games, rules, *self._evaluate(evaluate, count))
         self.last_sims = 0
-        for k in range(self.sims):
+        weights = getattr(evaluate, "weights", None)  # a NumbaEvaluator: no return to Python
+        if weights is not None and deadline is None:
+            settings = (self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
+            args = (tree, games, rules, self.sims, self.table, *settings, self.decided_discount)
+            self.evaluations += run_simulations(*args, weights)
+            self.last_sims = self.sims
+        for k in range(self.last_sims, self.sims):
             if deadline is not None and k > 0 and time.perf_counter() >= deadline:
                 break
             self.last_sims = k + 1
