@@ -155,6 +155,13 @@ def axpy(a, row, out):
 
 
 @njit(cache=True)
+def add_row(a, w, i, out):
+    """``out += a * w[i]`` (without making a view of the row)."""
+    for j in range(out.shape[0]):
+        out[j] += a * w[i, j]
+
+
+@njit(cache=True)
 def column_dot(x, w):
     """``x @ w[:, 0]`` for a one-output layer ``w`` (``(in, 1)``)."""
     total = np.float32(0.0)
@@ -186,7 +193,7 @@ def dense(x, w, b, out, rectify):
     for i in range(x.shape[0]):
         xi = x[i]
         if xi != 0:
-            axpy(xi, w[i], out)
+            add_row(xi, w, i, out)
     if rectify:
         relu(out)
 
@@ -197,7 +204,7 @@ def add_dense(x, w, out):
     for i in range(x.shape[0]):
         xi = x[i]
         if xi != 0:
-            axpy(xi, w[i], out)
+            add_row(xi, w, i, out)
 
 
 @njit(cache=True)
@@ -209,10 +216,10 @@ def encode_into(view, wt, counts_w, counts_b, one_hot, out):
     for i in range(view.shape[0]):
         xi = view[i] * factor if i < cells + 2 else view[i]
         if xi != 0:
-            axpy(xi, counts_w[i], out)
+            add_row(xi, counts_w, i, out)
     for c in range(cells):
         code = min(max(int(np.rint(view[c])), 0), top)
-        axpy(ONE, one_hot[c * (top + 1) + code], out)
+        add_row(ONE, one_hot, c * (top + 1) + code, out)
 
 
 @njit(cache=True)
@@ -224,7 +231,7 @@ def scaled_dense(block, wt, w, out):
         if i < cells + 2:
             xi = xi * factor
         if xi != 0:
-            axpy(xi, w[i], out)
+            add_row(xi, w, i, out)
 
 
 @njit(cache=True)
