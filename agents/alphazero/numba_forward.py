@@ -147,21 +147,21 @@ def export_weights(net: Any) -> Weights:
     return Weights(**fields)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def axpy(a, row, out):
     """``out += a * row``."""
     for j in range(out.shape[0]):
         out[j] += a * row[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_row(a, w, i, out):
     """``out += a * w[i]`` (without making a view of the row)."""
     for j in range(out.shape[0]):
         out[j] += a * w[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def column_dot(x, w):
     """``x @ w[:, 0]`` for a one-output layer ``w`` (``(in, 1)``)."""
     total = np.float32(0.0)
@@ -170,7 +170,7 @@ def column_dot(x, w):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def relu(v):
     """``v = max(v, 0)`` in place."""
     for j in range(v.shape[0]):
@@ -178,7 +178,7 @@ def relu(v):
             v[j] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def max_add(features, pooled, t):
     """The running maximum (``pooled[:t]``) and sum (``pooled[t:]``) of ``features``."""
     for j in range(t):
@@ -253,23 +253,30 @@ def trunk(x, wt, h):
 
 
 @njit(cache=True)
-def pooled_third(x, wt, move, reply, out):
+def third_scratch(wt):
+    """The working rows of :func:`pooled_third`, allocated once a forward pass."""
+    block, t = BLOCK_FLAGS + wt.dims[2], wt.third_counts_b.shape[0]
+    return np.empty((5, max(block, 2 * t)), dtype=np.float32)
+
+
+@njit(cache=True)
+def pooled_third(x, wt, move, reply, out, scratch):
     """``third_to_reply`` of the maximum and mean of the legal third moves' features after
-    ``move`` and ``reply`` (``AZNet.pooled_third`` for one row), into ``out``."""
+    ``move`` and ``reply`` (``AZNet.pooled_third`` for one row), into ``out``; ``scratch``:
+    :func:`third_scratch`."""
     n, size = wt.dims[0], wt.dims[2]
     block = BLOCK_FLAGS + size
     t = wt.third_counts_b.shape[0]
     at = size + (n + move * n + reply) * block
-    context = np.empty(block, dtype=np.float32)
+    context, base, pooled = scratch[0, :block], scratch[1, :t], scratch[2, : 2 * t]
+    e, f = scratch[3, :t], scratch[4, :t]
     context[:] = x[at : at + block]
     for i in range(wt.dims[1] + 2):
         context[BLOCK_FLAGS + i] *= wt.factor[0]
-    base = np.empty(t, dtype=np.float32)
     dense(context, wt.third_context, wt.third_context_b, base, False)
     for j in range(t):
         base[j] += wt.third_flags_b[j] + wt.third_counts_b[j]
-    pooled = np.zeros(2 * t, dtype=np.float32)
-    e, f = np.empty(t, dtype=np.float32), np.empty(t, dtype=np.float32)
+    pooled[:] = 0
     count = 0
     for c in range(n):
         at = size + (n + n * n + (move * n + reply) * n + c) * block
@@ -298,6 +305,7 @@ def pooled_replies(x, wt, h, move, out):
         base[j] += wt.reply_counts_b[j] + wt.reply_flags_b[j]
     pooled = np.zeros(2 * r, dtype=np.float32)
     e, f = np.empty(r, dtype=np.float32), np.empty(r, dtype=np.float32)
+    scratch = third_scratch(wt)
     count = 0
     for reply in range(n):
         at = size + (n + move * n + reply) * block
@@ -305,7 +313,7 @@ def pooled_replies(x, wt, h, move, out):
             continue
         count += 1
         if wt.dims[4] >= 3:
-            pooled_third(x, wt, move, reply, e)
+            pooled_third(x, wt, move, reply, e, scratch)
             axpy(ONE, base, e)
         else:
             e[:] = base
