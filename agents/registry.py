@@ -80,8 +80,10 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
             "temperature": _number,
             "discount": _number,
             "finish": _integer,
+            "forward": str,
         },
-        "az[:path=MODEL.json][,sims=100][,time=S][,temperature=T][,discount=D][,finish=PLIES]",
+        "az[:path=MODEL.json][,sims=100][,time=S][,temperature=T][,discount=D][,finish=PLIES]"
+        "[,forward=torch|numba]",
     ),
     "az-jax": (AZJaxAgent, {"path": str, "sims": _integer}, "az-jax:path=MODEL.json[,sims=N]"),
     "rllib": (

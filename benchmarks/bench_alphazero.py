@@ -22,6 +22,12 @@ loop — ``MCTSBot`` with ``--sims`` simulations and an evaluator calling a torc
 size, one leaf at a time, with a cache — on OpenSpiel's Oware (a mancala with 6 holes a row), in
 the same process. Needs ``open-spiel`` (``pip install .[bench]``). Run on demand, not by the tests.
 ``--out FILE``: the table as a result file (``benchmarks/results_file.py``).
+
+**Simulations per second** (``--per-variant``, instead of the above): for every variant, the
+shipped model's search as ``az`` plays a move (batch of one, ``--sims`` simulations, from
+``--positions`` positions a few random plies in), with torch's forward pass (``forward=torch``,
+the default) and with the compiled one (``forward=numba``) in the same run, beside alpha-beta's
+nodes per second (``minimax:depth=--depth``) on the same positions.
 """
 
 from __future__ import annotations
@@ -31,12 +37,13 @@ import time
 
 import numpy as np
 import torch
-from results_file import per_second, start, variant, write_table
+from results_file import per_second, start, times, variant, write_table
 
 import mancala_envs
 from mancala_envs.agents.alphazero.agent import AZAgent
 from mancala_envs.agents.alphazero.network import build_network, input_plies, network_config, torch_evaluator
 from mancala_envs.agents.alphazero.search import GumbelSearch
+from mancala_envs.agents.minimax.agent import MinimaxAgent
 from mancala_envs.agents.registry import models_played
 
 
@@ -162,6 +169,105 @@ def bench_openspiel(sims: int, moves: int, seed: int) -> dict[str, float] | None
     return {"positions_per_s": done / elapsed, "evals_per_s": evaluator.calls / elapsed}
 
 
+def search_positions(game, count: int, seed: int) -> list:
+    """``count`` running positions with a choice of moves, 4 to 16 seeded random plies in."""
+    rng, out = np.random.default_rng(seed), []
+    while len(out) < count:
+        state = game.initial_state()
+        for _ in range(int(rng.integers(4, 17))):
+            if state.is_over:
+                break
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        if not state.is_over and game.legal_mask(state).sum() > 1:
+            out.append(state)
+    return out
+
+
+def az_sims_per_second(game, positions: list, sims: int, forward: str) -> float:
+    """Simulations per second of ``az``'s search (shipped model, batch of one) on ``positions``."""
+    agent = AZAgent(sims=sims, forward=forward)
+    agent.search(game, positions[0].array[None])  # load the model, compile, export outside the timing
+    t = time.perf_counter()
+    for state in positions:
+        agent.search(game, state.array[None])
+    return sims * len(positions) / (time.perf_counter() - t)
+
+
+def alphabeta_nodes_per_second(game, positions: list, depth: int) -> float:
+    """Alpha-beta's nodes per second (``minimax:depth=depth``) on ``positions``."""
+    agent = MinimaxAgent(depth=depth)
+    agent.search(game, positions[0])  # compile / load the cache outside the timing
+    nodes, seconds = 0, 0.0
+    for state in positions:
+        agent.search(game, state)
+        nodes, seconds = nodes + agent.last_nodes, seconds + agent.last_seconds
+    return nodes / seconds
+
+
+PER_VARIANT_COLUMNS = [
+    "variant",
+    "lookahead plies",
+    "az, torch: sims/s",
+    "az, numba: sims/s",
+    "speed-up",
+    "alpha-beta nodes/s",
+]
+
+
+def per_variant(args: argparse.Namespace, record: dict) -> None:
+    """The ``--per-variant`` table (module docstring): az's simulations per second with each
+    forward pass, beside alpha-beta's nodes per second."""
+    print(f"az's search, batch of one, {args.sims} simulations, {args.positions} positions a variant")
+    print("| " + " | ".join(PER_VARIANT_COLUMNS) + " |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rows, raw = [], {}
+    for game in mancala_envs.variants():
+        positions = search_positions(game, args.positions, args.seed)
+        plies = AZAgent().lookahead(game)
+        fast = az_sims_per_second(game, positions, args.sims, "numba")
+        slow = az_sims_per_second(game, positions, args.sims, "torch")
+        nodes = alphabeta_nodes_per_second(game, positions, args.depth)
+        row = [
+            variant(game),
+            str(plies),
+            per_second(slow),
+            per_second(fast),
+            times(fast / slow),
+            per_second(nodes),
+        ]
+        print("| " + " | ".join(row) + " |", flush=True)
+        rows.append(row)
+        raw[game.variant] = {"torch": slow, "numba": fast, "alphabeta_nodes": nodes, "plies": plies}
+    write_table(
+        args.out,
+        "az's simulations per second: torch's forward pass and the compiled one, beside alpha-beta",
+        PER_VARIANT_COLUMNS,
+        rows,
+        "---|---:|---:|---:|---:|---:",
+        [
+            f"`az`'s search with the shipped model, as it plays a move (batch of one, {args.sims} "
+            f"simulations, forced-end search not counted), from {args.positions} positions 4–16 random "
+            f"plies in, {args.threads} torch thread(s): `forward=torch` (the default) and `forward=numba` "
+            "(the compiled forward pass inside the compiled search). Alpha-beta: `minimax:depth="
+            f"{args.depth}` on the same positions.",
+        ],
+        {
+            "variants": raw,
+            "settings": {k: getattr(args, k) for k in ("sims", "positions", "depth", "threads", "seed")},
+        },
+        record,
+    )
+
+
+def models_played_by_az(names: list[str]) -> dict:
+    """The models ``az`` plays in the games ``names`` (the provenance of a result file)."""
+    return {
+        f"{spec} ({name})": model
+        for name in names
+        for spec, model in models_played(mancala_envs.get_game(name), ["az"]).items()
+    }
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=256)
@@ -173,13 +279,15 @@ def main() -> None:
     p.add_argument("--replies", type=int, default=0, help="the reply encoder (two-ply lookahead; 0: none)")
     p.add_argument("--game", nargs="+", default=list(mancala_envs.GAMES), choices=mancala_envs.GAMES)
     p.add_argument("--out", default=None, help="also write the table as a result file (JSON) here")
+    p.add_argument("--per-variant", action="store_true", help="az's simulations/s per variant (docstring)")
+    p.add_argument("--positions", type=int, default=8, help="with --per-variant: positions a variant")
+    p.add_argument("--depth", type=int, default=8, help="with --per-variant: alpha-beta's depth")
     args = p.parse_args()
-    models = {
-        f"{spec} ({name})": model
-        for name in args.game
-        for spec, model in models_played(mancala_envs.get_game(name), ["az"]).items()
-    }
-    record = start(models)
+    if args.per_variant:
+        torch.set_num_threads(args.threads)
+        per_variant(args, start(models_played_by_az(args.game)))
+        return
+    record = start(models_played_by_az(args.game))
     torch.set_num_threads(args.threads)
     print(
         f"self-play: {args.games} games x {args.sims} simulations, {args.moves} moves, "

@@ -1,5 +1,6 @@
 """The AlphaZero-style agent:
-``make_agent("az[:path=MODEL.json][,sims=N][,time=S][,temperature=T][,discount=D][,finish=PLIES]")``.
+``make_agent("az[:path=MODEL.json][,sims=N][,time=S][,temperature=T][,discount=D][,finish=PLIES]``
+``[,forward=torch|numba]")``.
 
 A network trained by ``training/train_alphazero.py`` (files of :mod:`mancala_envs.agents.alphazero.network`;
 with no path,
@@ -29,6 +30,13 @@ the shortest forced end of the game when one exists within P plies
 most :data:`FINISH_BUDGET` engine moves searched a move). ``discount=0,finish=0`` is the plain
 search. The discount acts on the decided positions the search settles (``search.settle_decided``,
 the default); a model that does not settle them sends them to its network, undiscounted.
+
+**Forward pass** (``forward``): ``torch`` (the default) runs the network in torch, one call per
+simulation; ``numba`` runs the same network compiled (:mod:`mancala_envs.agents.alphazero.numba_forward`,
+the weights exported once), inside the compiled search when the search has no deadline
+(:func:`mancala_envs.agents.alphazero.search.run_simulations`), so a simulation never returns to
+Python. The outputs agree with torch's within float tolerance (not bit for bit), so the moves are
+the same except where two moves' search results tie within that tolerance.
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ CALIBRATION_SIMS = 16  # with a time budget: the first search's simulations, whi
 DEFAULT_DISCOUNT = 0.1
 DEFAULT_FINISH = 40
 FINISH_BUDGET = 100_000  # engine moves the forced-end search may make per move
+FORWARDS = ("torch", "numba")  # the network's forward pass: torch (the default), or compiled (numba)
 
 
 def settle_decided(search_params: dict[str, Any]) -> bool:
@@ -98,8 +107,12 @@ class AZAgent(NetworkAgent):
         discount: float = DEFAULT_DISCOUNT,
         finish: int = DEFAULT_FINISH,
         time: float | None = None,
+        forward: str = "torch",
     ):
         self.time = time_budget(time, "az")
+        if forward not in FORWARDS:
+            raise ValueError(f"az forward must be one of {', '.join(FORWARDS)}, got {forward!r}")
+        self.forward = forward
         given = sims
         if sims is None:
             sims = DEFAULT_SIMS if self.time is None else MAX_SIMS
@@ -128,6 +141,7 @@ class AZAgent(NetworkAgent):
                 "temperature": None if self.temperature == 0 else spec_number(self.temperature),
                 "discount": None if self.discount == DEFAULT_DISCOUNT else spec_number(self.discount),
                 "finish": None if self.finish == DEFAULT_FINISH else self.finish,
+                "forward": None if forward == FORWARDS[0] else forward,
             },
         )
         self._models: dict[tuple, tuple[Any, dict[str, Any]]] = {}
@@ -139,6 +153,7 @@ class AZAgent(NetworkAgent):
 
             self._fixed = load_network(path)
         self._searches: dict[tuple, Any] = {}
+        self._compiled: dict[int, Any] = {}  # forward=numba: id(network) -> its NumbaEvaluator
         self._checked: LRU[bool] = LRU(CHECKED_KEPT)  # (config, game) pairs validate_az_config accepted
         self._seconds_per_sim: dict[tuple, float] = {}  # with a time budget: measured, per game and batch
         self.last_seconds = 0.0
@@ -166,9 +181,18 @@ class AZAgent(NetworkAgent):
         return net, config
 
     def evaluator(self, game: Game):
+        """The network's evaluator: torch's, or with ``forward=numba`` the compiled forward pass
+        (:mod:`mancala_envs.agents.alphazero.numba_forward`, its weights exported once)."""
+        net = self.model(game)[0]
+        if self.forward == "numba":
+            if id(net) not in self._compiled:
+                from mancala_envs.agents.alphazero.numba_forward import numba_evaluator
+
+                self._compiled[id(net)] = numba_evaluator(net)
+            return self._compiled[id(net)]
         from mancala_envs.agents.alphazero.network import torch_evaluator
 
-        return torch_evaluator(self.model(game)[0])
+        return torch_evaluator(net)
 
     def lookahead(self, game: Game) -> int:
         """The plies of the lookahead rows the model reads (0: raw counts), from its config or,

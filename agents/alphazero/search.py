@@ -36,16 +36,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator, forward_batch
 from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
 from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
 from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
 from mancala_envs.core.batch import lookahead_into, lookahead_width, view_into, view_size
 from mancala_envs.core.engine import decided_winner, new_work, outcome, play
-from mancala_envs.core.fast import kernel
+from mancala_envs.core.fast import entry_point, kernel
 from mancala_envs.core.layout import (
     DONE,
     NO_WINNER,
@@ -223,6 +225,27 @@ def backward(tree, games, rules, logits, values):
 
 
 @njit(cache=True)
+def run_simulations(
+    tree, games, rules, first, last, table, max_considered, c_visit, c_scale, settle_decided, discount,
+    weights,
+):  # fmt: skip
+    """Simulations ``first .. last - 1`` (:func:`simulate`, :func:`backward`) with the network's
+    compiled forward pass (:func:`~mancala_envs.agents.alphazero.numba_forward.forward_batch` on
+    exported ``weights``) in between, all in compiled code; returns the leaves evaluated."""
+    logits = np.empty((tree.obs.shape[0], rules[R_HOLES]))
+    values = np.empty(tree.obs.shape[0])
+    evaluations = 0
+    for k in range(first, last):
+        count = simulate(
+            tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided, discount
+        )
+        forward_batch(tree.obs[:count], weights, logits, values)
+        backward(tree, games, rules, logits, values)
+        evaluations += count
+    return evaluations
+
+
+@njit(cache=True)
 def root_outputs(tree, games, rules, c_visit, c_scale, actions, policy, visits, q, value):
     """Per game: the action to play, the improved policy, the children's visits, the completed Q
     (``-inf`` on illegal actions) and the root's value, all for the root's player to move."""
@@ -299,6 +322,19 @@ class GumbelSearch:
         self.evaluations += count
         return np.asarray(logits, dtype=np.float64), np.asarray(values, dtype=np.float64)
 
+    def _compiled_steps(self, games: int, evaluate: Any, deadline: float | None) -> None:
+        """All the simulations in one compiled call (:func:`run_simulations`), or with a
+        ``deadline`` one call a simulation, none started after it."""
+        settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
+        settings = (*settings, self.decided_discount, evaluate.weights)
+        step = self.sims if deadline is None else 1
+        run = entry_point(run_simulations, self.tree, games, self.game.rules, 0, step, *settings)
+        for first in range(0, self.sims, step):
+            if deadline is not None and first > 0 and time.perf_counter() >= deadline:
+                break
+            self.evaluations += run(self.tree, games, self.game.rules, first, first + step, *settings)
+            self.last_sims = first + step
+
     def run(
         self,
         roots: np.ndarray,
@@ -321,7 +357,9 @@ class GumbelSearch:
         inputs = tree.obs[:games].copy()  # the leaves' rows overwrite them later
         backward(tree, games, rules, *self._evaluate(evaluate, count))
         self.last_sims = 0
-        for k in range(self.sims):
+        if isinstance(evaluate, NumbaEvaluator):  # no return to Python within a step
+            self._compiled_steps(games, evaluate, deadline)
+        for k in range(self.last_sims, self.sims):
             if deadline is not None and k > 0 and time.perf_counter() >= deadline:
                 break
             self.last_sims = k + 1
