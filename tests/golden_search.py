@@ -3,7 +3,7 @@ positions
 of every game, with a fixed stub network, recorded node by node.
 
 ``python tests/golden_search.py`` regenerates ``tests/data/golden_search_trees.json``; do that only
-deliberately (a change of the search or the rules), after ``tests/test_alphazero_search.py`` has
+deliberately (a change of the search or the rules), after ``tests/agents/test_alphazero_search.py`` has
 shown that the compiled search still matches the plain Python search written there, and review
 the diff.
 """

@@ -3,7 +3,7 @@
 moves, the move played — and its result and returns at the end, one file a variant in
 ``tests/playthroughs/``.
 
-``python tests/make_playthroughs.py`` rewrites them; ``tests/test_playthroughs.py`` regenerates
+``python tests/make_playthroughs.py`` rewrites them; ``tests/rules/test_playthroughs.py`` regenerates
 them and fails on any difference, so that a change of the rules (or of the text board) shows as a
 diff a person can read. Rewrite them only after a deliberate change, and review the diff.
 """

@@ -79,7 +79,7 @@ def build_config(opts: dict[str, Any]) -> Any:
     return (
         PPOConfig()
         # RLlib's env checker steps unmasked random actions (illegal-move warnings); the env is
-        # checked by tests/test_rllib.py instead.
+        # checked by tests/training/test_rllib.py instead.
         .environment(RLlibMancalaEnv, env_config=env_config, disable_env_checking=True)
         .env_runners(
             num_env_runners=opts["num_env_runners"],

@@ -30,8 +30,8 @@ class FirstMove:
 def first_choice(game: Game, state: State) -> tuple[list[int], State]:
     """The forced moves from ``state`` (one legal move each) and the position of the first choice."""
     forced = []
-    while not state.is_over and len(game.legal_actions(state)) == 1:
-        forced.append(game.legal_actions(state)[0])
+    while not state.is_over and len(legal := game.legal_actions(state)) == 1:
+        forced.append(legal[0])
         state = game.apply(state, forced[-1])
     return forced, state
 

@@ -12,7 +12,7 @@ run on that small graph in memory (:func:`~.sweeps.iterate`).
 
 Every round computes the same Jacobi iterate as :func:`~.sweeps.solve_layer` (a position whose
 children did not change keeps its value when recomputed), so the files are byte-identical to the
-default build's (``tests/test_tablebase_lowmem.py``). Memory: the layer's values (2 bytes a
+default build's (``tests/tablebase/test_tablebase_lowmem.py``). Memory: the layer's values (2 bytes a
 position, in the table's file), the next round's values (2), its rounds (4), a bitmap of its open
 positions when the graph is made (1/4), the lower layers' values (2 each), and the small graph
 within the budget. The cost: one sweep of moves per round

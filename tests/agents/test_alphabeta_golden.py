@@ -2,7 +2,7 @@
 move, the value of every move (``None``: illegal) and the nodes visited by ``MinimaxAgent.search``
 at depth 6 (iterative deepening from depth 1), as the kernel gave them before ``negamax`` was
 split into helpers (issue 44). Values alone are checked against a plain negamax in
-``tests/test_alphabeta.py``; this also pins the move ordering, the cuts and the table's reuse, so
+``tests/agents/test_alphabeta.py``; this also pins the move ordering, the cuts and the table's reuse, so
 that a refactoring of the kernel that changes its work (not only its result) is seen."""
 
 from __future__ import annotations

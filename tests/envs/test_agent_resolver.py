@@ -1,6 +1,6 @@
 """The envs' opponents: an agent object is played as it is; a spec string or a callable goes to the
 agent resolver that the package's root injects into the envs (the envs import no agent, by name
-or otherwise: tests/test_layers.py)."""
+or otherwise: tests/integration/test_layers.py)."""
 
 from __future__ import annotations
 

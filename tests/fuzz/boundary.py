@@ -1,5 +1,5 @@
 """Fuzzing the public entry points that take arrays (run in a subprocess by
-tests/test_hardening.py, so that a crash fails the test instead of killing the suite).
+tests/integration/test_hardening.py, so that a crash fails the test instead of killing the suite).
 
 Every call gets random shapes, dtypes and values; it must raise an exception of the ValueError
 family or return a correct result — never another exception, never a crash.

@@ -28,7 +28,7 @@ DOCS = ROOT / "docs"
 
 # Pages whose python blocks this test does not run, and why.
 NOT_RUN = {
-    "works-with.md": "tests/test_integrations.py runs its blocks, one library section at a time",
+    "works-with.md": "tests/envs/test_integrations.py runs its blocks, one library section at a time",
     "RULES.md": "the core API's specification: its block is a sketch with placeholders (board=[...])",
     "TABLEBASE.md": "the tablebase API's specification: its block is a sketch with placeholders (K, path)",
 }

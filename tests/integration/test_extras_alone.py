@@ -2,9 +2,9 @@
 extra runs what the docs say the extra is for.
 
 Each case downloads its extra's packages (hundreds of MB with torch), so the suite skips it;
-``MANCALA_EXTRAS_ALONE=train,jax pytest tests/test_extras_alone.py`` runs the extras named (``all``:
-every case). torch is installed first at the version the project pins (``TORCH``, default
-``torch==2.13.0``), so that no extra pulls a CUDA build.
+``MANCALA_EXTRAS_ALONE=train,jax pytest tests/integration/test_extras_alone.py`` runs the extras
+named (``all``: every case). torch is installed first at the version the project pins (``TORCH``,
+default ``torch==2.13.0``), so that no extra pulls a CUDA build.
 """
 
 from __future__ import annotations

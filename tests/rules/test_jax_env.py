@@ -2,7 +2,7 @@
 move over random games of every variant (truncation, SQ4's forced first moves and never-ending
 relays included), the rule cases, batched against single-state steps, pgx's API and wrappers.
 
-``MANCALA_LOCKSTEP_MOVES=100000 pytest tests/test_jax_env.py -k lockstep`` runs the long lockstep
+``MANCALA_LOCKSTEP_MOVES=100000 pytest tests/rules/test_jax_env.py -k lockstep`` runs the long lockstep
 (100,000 moves a variant) that the suite's quick one samples."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 positions and agent moves against the library, every analysis column against the agents and the
 tablebase, records and exports, and the boundary: malformed, oversized, fuzzed and path-traversal
 requests are refused with a 4xx and a message, never a 500, and the server keeps serving.
-The page itself is tested in a real browser by tests/test_web_browser.py."""
+The page itself is tested in a real browser by tests/web/test_web_browser.py."""
 
 from __future__ import annotations
 
@@ -243,7 +243,7 @@ def test_exact_column_needs_a_table(tmp_path):
 
 def test_minimax_column_gives_every_moves_exact_value(client):
     """The column is ``MinimaxAgent.move_values`` (checked against a plain negamax in
-    tests/test_alphabeta.py) at the depth asked, when the budget allows it."""
+    tests/agents/test_alphabeta.py) at the depth asked, when the budget allows it."""
     game = get_game("songo_ewondo")
     state, moves = random_moves(game, 2, 10)
     result = analyse(client, "songo_ewondo", {}, moves, column="minimax", depth=3, seconds=2)
