@@ -237,12 +237,10 @@ def config_game(config: dict[str, Any]) -> Any:
 
 def check_model_game(model_game: Any, game: Any, kind: str) -> None:
     """``ValueError`` unless a model of ``model_game`` can play ``game``: the same game and the
-    same parameters but ``max_plies`` (the holes a row of En Dodoi)."""
+    same parameters but ``max_plies`` (the holes a row of En Dodoi); the message names both
+    variants in words (:attr:`~mancala_envs.Game.title`)."""
     if (model_game.name, model_game.variant_params) != (game.name, game.variant_params):
-        raise ValueError(
-            f"the {kind} model is for {model_game.name} with {model_game.holes_per_row} holes a row, "
-            f"not {game.name} with {game.holes_per_row}"
-        )
+        raise ValueError(f"the {kind} model is for {model_game.title}, not {game.title}")
 
 
 # Module paths that older checkpoints pickled, and the modules that hold those classes now.

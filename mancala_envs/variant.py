@@ -21,7 +21,13 @@ from typing import Any, Protocol
 from mancala_envs.game import Game, get_game
 from mancala_envs.rulesets import DEFAULT_MAX_PLIES, GAMES, declared_parameters, parameter_help
 
-__all__ = ["add_game_arguments", "declared_parameters", "game_flags", "game_from_arguments"]
+__all__ = [
+    "add_game_arguments",
+    "add_game_parameters",
+    "declared_parameters",
+    "game_flags",
+    "game_from_arguments",
+]
 
 
 class ArgumentParser(Protocol):
@@ -61,8 +67,7 @@ def add_game_arguments(
             required=required and default is None,
             help=f"the game{about}: {names}",
         )
-    for param in declared_parameters():
-        parser.add_argument(flag(param), type=int, default=None, metavar="N", help=parameter_help(param))
+    add_game_parameters(parser)
     if max_plies:
         parser.add_argument(
             "--max-plies",
@@ -71,6 +76,14 @@ def add_game_arguments(
             metavar="N",
             help=f"truncate games after N plies (default {DEFAULT_MAX_PLIES})",
         )
+
+
+def add_game_parameters(parser: ArgumentParser, default: Any = None) -> None:
+    """Add one ``--<parameter>`` flag to ``parser`` per parameter some registered game declares
+    (``--holes-per-row``, ...), each an int stored under the parameter's name, ``default`` when
+    left out (None: the game's own value)."""
+    for param in declared_parameters():
+        parser.add_argument(flag(param), type=int, default=default, metavar="N", help=parameter_help(param))
 
 
 def game_from_arguments(args: Any) -> Game:

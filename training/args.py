@@ -15,9 +15,9 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from mancala_envs import GAMES, Game
 from mancala_envs.agents.registry import make_agent
+from mancala_envs.game import get_game
 from mancala_envs.infra.files import read_json
-from mancala_envs.rulesets import parameter_help
-from mancala_envs.variant import game_from_arguments
+from mancala_envs.variant import add_game_parameters, declared_parameters
 
 T = TypeVar("T")
 
@@ -30,7 +30,10 @@ class RunFolderArgs:
     """The game and the run folder: what every training script takes, the JAX one included."""
 
     game: str = field(default="songo_ewondo", metadata={"help": "the game", "choices": GAMES})
-    holes_per_row: int | None = field(default=None, metadata={"help": parameter_help("holes_per_row")})
+    game_params: dict[str, int] = field(
+        default_factory=dict,
+        metadata={"help": "the game's parameters (one --<parameter> flag each, e.g. --holes-per-row)"},
+    )
     max_plies: int | None = field(default=None, metadata={"help": "truncate games at N plies (none: 1000)"})
     seed: int = field(default=0, metadata={"help": "seed of every random choice"})
     out: str | None = field(
@@ -57,6 +60,9 @@ def build_parser(args_class: type, prog: str, description: str) -> argparse.Argu
     p = argparse.ArgumentParser(prog=prog, description=description, argument_default=argparse.SUPPRESS)
     hints = get_type_hints(args_class)
     for f in fields(args_class):
+        if f.name == "game_params":  # a flag per parameter some registered game declares
+            add_game_parameters(p, default=argparse.SUPPRESS)
+            continue
         kind, flag = hints[f.name], "--" + f.name.replace("_", "-")
         default = f.default_factory() if callable(f.default_factory) else f.default
         shown = (
@@ -128,17 +134,32 @@ def parse_run_args(
     TOML file's, say) < the command line; with ``--resume RUN``, RUN's ``config.json`` < the
     ``resumable`` flags (:func:`resume_config`); a field the saved config lacks takes its
     ``metadata["resumed_default"]`` when it has one (what runs from before the field did), else
-    its default."""
+    its default. The game's parameter flags (``--holes-per-row``, ...) land in ``game_params``."""
     given = vars(build_parser(args_class, prog, description).parse_args(argv))
     if "resume" in given:
-        config = resume_config(Path(given["resume"]), given, resumable)
+        config = with_game_params(resume_config(Path(given["resume"]), given, resumable))
         older = {  # fields added after the run was written: what those runs did without them
             f.name: f.metadata["resumed_default"]
             for f in fields(args_class)
             if "resumed_default" in f.metadata and f.name not in config
         }
         return args_class(**older, **config)
+    given = with_game_params(given)
     return args_class(**{**overrides(given), **given})
+
+
+def with_game_params(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with its game parameters (keys named after a declared parameter: flags, or a
+    ``config.json`` written before ``game_params``, ``"holes_per_row": 7``) moved into
+    ``game_params``; a None value is the game's own."""
+    config, given = dict(config), {}
+    for p in declared_parameters():
+        value = config.pop(p, None)
+        if value is not None:
+            given[p] = value
+    if given:
+        config["game_params"] = {**(config.get("game_params") or {}), **given}
+    return config
 
 
 def check_each(a: Any, names: Iterable[str], ok: Callable[[Any], bool], what: str) -> None:
@@ -151,8 +172,9 @@ def check_each(a: Any, names: Iterable[str], ok: Callable[[Any], bool], what: st
 
 
 def make_game(a: Any) -> Game:
-    """The game of a training script's arguments (``game``, ``holes_per_row``, ``max_plies``)."""
-    return game_from_arguments(a)
+    """The game of a training script's arguments (``game``, ``game_params``, ``max_plies``); a
+    parameter the game does not declare, or a value outside its range, raises ``ValueError``."""
+    return get_game(a.game, **a.game_params, max_plies=a.max_plies)
 
 
 def check_evaluation_args(a: Any, opponents: Iterable[str]) -> Game:

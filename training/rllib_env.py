@@ -23,7 +23,8 @@ MAIN = "main"
 LEAGUE = ("self", "frozen")  # opponents played by RLlib modules; anything else is an agent spec
 DEFAULT_OPPONENTS = (("0.4", "self"), ("0.4", "frozen"), ("0.1", "random"), ("0.1", "greedy"))
 CHECKPOINT = "checkpoint"
-RUN_DEFINING = ("game", "max_plies", "holes_per_row", "hidden", "frozen")
+# a resume must match these and every declared game parameter (--holes-per-row, ...)
+RUN_DEFINING = ("game", "max_plies", "hidden", "frozen")
 
 
 def frozen_ids(k: int) -> list[str]:

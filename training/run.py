@@ -124,7 +124,8 @@ class Run:
     """A training run's folder, opened as the script's first step.
 
     Opening it makes the game (:func:`~mancala_envs.training.args.make_game`) and the folder
-    (``a.out``, else a fresh :func:`default_run_folder` of ``<prefix><game>[<holes>]-seed<seed>``;
+    (``a.out``, else a fresh :func:`default_run_folder` of ``<prefix><variant>-seed<seed>``, e.g.
+    ``az_en_dodoi_8-seed0``;
     one that already holds a run is refused unless this is ``--resume``), resolves the device
     (:func:`resolve_device`; a JAX trainer passes its ``device`` and skips torch), sets torch's
     thread count (and deterministic algorithms on CPU), reads
@@ -138,7 +139,7 @@ class Run:
 
     def __init__(self, a: Any, prefix: str, progress: str, step: str, device: str | None = None) -> None:
         self.a, self.game = a, make_game(a)
-        base = f"{prefix}{self.game.name}{a.holes_per_row or ''}-seed{a.seed}"
+        base = f"{prefix}{self.game.variant}-seed{a.seed}"
         self.path = Path(a.out) if a.out else default_run_folder(base)
         self.resuming = a.resume is not None
         self._refuse_overwrite()

@@ -4,7 +4,7 @@ step of the loop compiled. CleanRL-style: one file that reads top to bottom as t
 
     python -m mancala_envs.training.train_az_jax --game sadeqa_ii --total-positions 2000000
 
-The run folder (``--out``, default ``runs/azjax_<game>[<holes>]-seed<seed>``) holds
+The run folder (``--out``, default ``runs/azjax_<variant>-seed<seed>``) holds
 ``config.json``, ``command.txt``, ``git_revision.txt``, ``metrics.csv`` (self-play positions/s —
 empty for a session's first, compiling iteration — and losses per iteration), ``eval.csv`` and
 ``learning_curve.png``, ``checkpoint.msgpack`` + ``state.json`` (``--resume``), the model

@@ -31,7 +31,6 @@ from mancala_envs.infra import interrupts
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.infra.locks import folder_lock
-from mancala_envs.rulesets import parameter_help, ruleset_parameters
 from mancala_envs.training.rllib_env import (  # noqa: F401  (re-exported)
     CHECKPOINT,
     DEFAULT_OPPONENTS,
@@ -44,14 +43,13 @@ from mancala_envs.training.rllib_env import (  # noqa: F401  (re-exported)
     module_of,
     parse_opponents,
 )
+from mancala_envs.variant import add_game_arguments, declared_parameters, game_from_arguments
 
 
 def game_params(opts: dict[str, Any]) -> dict[str, Any]:
     """The ``get_game`` keyword arguments of a run."""
-    params = {"max_plies": opts["max_plies"]}
-    if opts["holes_per_row"] is not None:
-        params["holes_per_row"] = opts["holes_per_row"]
-    return params
+    given = {p: opts[p] for p in declared_parameters() if opts.get(p) is not None}
+    return {"max_plies": opts["max_plies"], **given}
 
 
 def build_config(opts: dict[str, Any]) -> Any:
@@ -183,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="PPO with Ray RLlib: one shared masked policy, self-play against frozen copies and "
         "baselines, arena evaluation, checkpoints and resume (docs/training/rllib.md).",
     )
-    p.add_argument("--game", required=True, choices=GAMES, help="the game")
+    add_game_arguments(p, positional=False, max_plies=False)
     p.add_argument("--iterations", type=int, required=True, help="train until this many iterations in total")
     p.add_argument(
         "--out", required=True, help="run folder: config.json, checkpoint/, progress.jsonl, eval.jsonl"
@@ -198,7 +196,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--envs-per-env-runner", type=int, default=8, help="vectorised envs in each env runner")
     p.add_argument("--seed", type=int, default=0, help="seed of RLlib and of every env generator")
     p.add_argument("--max-plies", type=int, default=1000, help="truncate games at N plies")
-    p.add_argument("--holes-per-row", type=int, help=parameter_help("holes_per_row"))
     p.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="hidden layer sizes")
     p.add_argument("--frozen", type=int, default=3, help="number of frozen copies of main (0: none)")
     p.add_argument("--snapshot-every", type=int, default=5, help="iterations between frozen snapshots")
@@ -250,13 +247,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"--cpus-per-env-runner must be > 0, got {args.cpus_per_env_runner}")
     if args.eval_games % 2:
         raise ValueError(f"--eval-games must be even (seat-balanced matches), got {args.eval_games}")
-    if args.holes_per_row is not None and "holes_per_row" not in ruleset_parameters(args.game):
-        takers = [g for g in GAMES if "holes_per_row" in ruleset_parameters(g)]
-        raise ValueError(f"--holes-per-row applies to {', '.join(takers)} only")
-    params = {"max_plies": args.max_plies}
-    if args.holes_per_row is not None:
-        params["holes_per_row"] = args.holes_per_row
-    get_game(args.game, **params)  # validates the game parameters
+    game_from_arguments(args)  # validates the game and its parameters
     for spec in args.eval_opponents:
         make_agent(spec)
     opts = {
@@ -273,7 +264,7 @@ def _check_out(out: Path, opts: dict[str, Any], resume: bool) -> None:
         if not (out / CHECKPOINT).is_dir() or not config_file.is_file():
             raise ValueError(f"--resume: {out} holds no run to resume (no {CHECKPOINT}/ and config.json)")
         saved = json.loads(config_file.read_text())
-        changed = [k for k in RUN_DEFINING if saved.get(k) != opts[k]]
+        changed = [k for k in (*RUN_DEFINING, *declared_parameters()) if saved.get(k) != opts.get(k)]
         if changed:
             raise ValueError(f"--resume: options differ from the saved run in {out}: {', '.join(changed)}")
     elif (out / CHECKPOINT).exists():

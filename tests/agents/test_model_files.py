@@ -286,10 +286,10 @@ def test_models_of_another_game_or_width_are_refused_when_played(tmp_path):
     songo = model_files.MODELS_DIR / "songo_ewondo.json"
     agent = make_agent(f"policy:path={songo}")
     seven = get_game("en_dodoi", holes_per_row=7)  # the same shapes as Songo Ewondo's
-    with pytest.raises(ValueError, match=r"the policy model is for songo_ewondo .* not en_dodoi with 7"):
+    with pytest.raises(ValueError, match=r"the policy model is for Songo Ewondo, not En Dodoi \(7 holes\)"):
         agent.act(seven, seven.initial_state())
     six = get_game("en_dodoi", holes_per_row=6)
-    with pytest.raises(ValueError, match="not en_dodoi with 6"):
+    with pytest.raises(ValueError, match=r"not En Dodoi \(6 holes\)"):
         make_agent(f"az:path={tiny_az(tmp_path, get_game('en_dodoi', holes_per_row=7))}").act(
             six, six.initial_state()
         )
@@ -297,7 +297,7 @@ def test_models_of_another_game_or_width_are_refused_when_played(tmp_path):
     assert sadeqa.legal_mask(sadeqa.initial_state())[
         make_agent(f"policy:path={tiny_policy(tmp_path)}").act(sadeqa, sadeqa.initial_state())
     ]
-    with pytest.raises(ValueError, match="is for sadeqa_ii"):
+    with pytest.raises(ValueError, match="is for Sadeqa II"):
         validate_policy_config(json.loads(tiny_policy(tmp_path).read_text()), seven)
 
 
@@ -312,5 +312,5 @@ def test_the_cli_refuses_a_model_of_another_game_in_one_line(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        "mancala: error: the policy model is for songo_ewondo with 7 holes a row, not en_dodoi with 7"
+        "mancala: error: the policy model is for Songo Ewondo, not En Dodoi (7 holes)"
     ]

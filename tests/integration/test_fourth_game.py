@@ -298,3 +298,35 @@ def test_its_own_parameter_reaches_the_command_line(toy, tmp_path, capsys):
     assert err.startswith("mancala: error: ") and "seeds_per_hole must be in 1..3" in err
     assert mancala(["play", "sadeqa_ii", *seeds, "--p0", "random", "--quiet"]) == 2  # not its parameter
     assert "seeds_per_hole" in capsys.readouterr().err
+
+
+def test_its_own_parameter_reaches_the_training_scripts(toy, tmp_path):
+    """``--seeds-per-hole`` reaches the training scripts through the flags derived from the
+    registration (training/args.py, train_rllib's parser): a short AlphaZero run records it in its
+    config and its model, whose agent then plays that variant and no other."""
+    import json
+
+    from mancala_envs.agents.registry import make_agent
+    from mancala_envs.training.train_alphazero import main as train_az
+    from mancala_envs.training.train_rllib import _options, build_parser, game_params
+
+    seeds = ["--seeds-per-hole", str(SEEDS), "--holes-per-row", "4"]
+    run = tmp_path / "az"
+    tiny = ["--games", "8", "--sims", "2", "--hidden", "8", "--batch-size", "32", "--min-replay", "32"]
+    evaluation = ["--eval-games", "2", "--final-eval-games", "2", "--eval-sims", "2"]
+    opponents = ["--eval-opponents", "random", "--eval-net-opponents", "random", "--train-openings", "8"]
+    argv = ["--game", "relay_toy", *seeds, *tiny, *evaluation, *opponents, "--total-positions", "200"]
+    assert train_az([*argv, "--out", str(run)]) == 0
+    config = json.loads((run / "config.json").read_text())
+    assert config["game_params"] == {"seeds_per_hole": SEEDS, "holes_per_row": 4}
+    game = get_game("relay_toy", seeds_per_hole=SEEDS, holes_per_row=4)
+    agent = make_agent(f"az:path={run / 'az.json'},sims=2")
+    assert play_game(game, agent, "random", seed=1).plies > 0
+    with pytest.raises(ValueError, match=r"for Relay Toy \(4 holes, seeds_per_hole 3\), not Relay Toy \(5"):
+        play_game(toy, agent, "random", seed=1)  # the toy's own 2 seeds a hole: not the model's
+    args = build_parser().parse_args(["--game", "relay_toy", *seeds, "--iterations", "1", "--out", "x"])
+    assert get_game("relay_toy", **game_params(_options(args))) == game
+    rest = ["--iterations", "1", "--out", "x"]
+    bad = build_parser().parse_args(["--game", "relay_toy", "--seeds-per-hole", "9", *rest])
+    with pytest.raises(ValueError, match=r"seeds_per_hole must be in 1\.\.3"):
+        _options(bad)

@@ -268,6 +268,30 @@ def test_bad_arguments_are_refused(tmp_path):
         resolve_args(["--resume", str(tmp_path)])
     args = resolve_args(["--game", "en_dodoi", "--learning-rate", "0.001"])
     assert args.learning_rate == 0.001 and args.game == "en_dodoi" and args.n_epochs >= 1
+    with pytest.raises(ValueError, match=r"holes_per_row must be in 6\.\.10 for en_dodoi, got 5"):
+        resolve_args(["--game", "en_dodoi", "--holes-per-row", "5"])
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) holes_per_row for sadeqa_ii"):
+        resolve_args(["--game", "sadeqa_ii", "--holes-per-row", "7"])
+
+
+def test_game_parameters_are_one_field_and_old_run_configs_resume(tmp_path):
+    """The declared parameters' flags land in ``game_params``; a run folder written before that
+    field (``"holes_per_row": 7`` at the top of its config.json) resumes as the same game."""
+    from dataclasses import asdict
+
+    from mancala_envs.training.args import make_game
+
+    args = resolve_args(["--game", "en_dodoi", "--holes-per-row", "7"])
+    assert args.game_params == {"holes_per_row": 7} and make_game(args) == get_game(
+        "en_dodoi", holes_per_row=7
+    )
+    assert resolve_args(["--game", "en_dodoi"]).game_params == {}  # the game's own width (8)
+    old = {k: v for k, v in asdict(args).items() if k not in ("game_params", "resume")}
+    (tmp_path / "config.json").write_text(json.dumps({**old, "holes_per_row": 7, "out": str(tmp_path)}))
+    resumed = resolve_args(["--resume", str(tmp_path)])
+    assert resumed.game_params == {"holes_per_row": 7} and make_game(resumed) == make_game(args)
+    with pytest.raises(ValueError, match=r"only \[.*\] may be given, not \['holes_per_row'\]"):
+        resolve_args(["--resume", str(tmp_path), "--holes-per-row", "6"])  # a resume is the same game
 
 
 def test_capture_shaping_sums_to_the_result():
