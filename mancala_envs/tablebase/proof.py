@@ -2,16 +2,19 @@
 
 A proof shows that the player ``P`` to move at its root can force a bound on his result: ``>=1``
 (a won end), ``>=0`` (never a loss), ``<=0`` (never a win) or ``<=-1`` (the opponent forces P's lost
-end). Every node of one proof makes the root's claim. At a node whose mover the claim serves (P
+end); in a version 2 file also on his margin: ``margin>=m`` / ``margin<=m`` (P, or his opponent,
+forces the game to end with P's margin at least / at most ``m``; :mod:`.claims`). Every node of
+one proof makes the root's claim. At a node whose mover the claim serves (P
 for ``>=``, the opponent for ``<=``) one legal move is listed, elsewhere every legal move; each
 move leads to ``"end"`` (it ends the game), ``"table"`` (the table covers the position after it)
 or a node id. A reference names a node of the **same position**: board, captured seeds, player to
 move and Sadeqa II's opening flags (the ply count aside: never-ending play is a draw, §1). For
-``>=1`` and ``<=-1`` the references form no cycle (a win must end); for ``>=0`` and ``<=0`` they
-may (a game that never ends is a draw).
+``>=1``, ``<=-1`` and the margin claims the references form no cycle (the game must end); for
+``>=0`` and ``<=0`` they may (a game that never ends is a draw).
 
 The checker (:func:`check_proof`) reads only the file, :meth:`Game.state_from_dict`,
-:meth:`Game.legal_mask`, :meth:`Game.apply` and a table's ``covers`` / ``outcome``.
+:meth:`Game.legal_mask`, :meth:`Game.apply` and a table's ``covers`` / ``outcome`` (``bounds`` for a
+margin claim).
 """
 
 from __future__ import annotations
@@ -28,30 +31,26 @@ from typing import Any, TextIO
 from mancala_envs.game import Game, get_game, outcome
 from mancala_envs.infra.config_files import is_sha256
 from mancala_envs.state import State
+from mancala_envs.tablebase.claims import (
+    OUTCOME_CLAIMS,
+    is_claim,
+    leaf_result,
+    parse_margin,
+    satisfies,
+    served,
+    shown,
+    strict,
+)
 
-FORMAT, VERSION = "mancala_envs.proof", 1
-CLAIMS = (">=1", ">=0", "<=0", "<=-1")
+FORMAT, VERSION = "mancala_envs.proof", 2  # the newest version; a file of version 1 is still read
+VERSIONS = (1, 2)  # 2 adds the margin claims; an outcome proof is written as version 1, unchanged
+CLAIMS = OUTCOME_CLAIMS  # the claims of version 1
 LEAVES = ("end", "table")
 MAX_LINE = 1 << 20  # characters of one line: a node takes well under a kilobyte
 MAX_NESTING = 16  # brackets deep: a node line nests 4 deep
 MAX_BRACKETS = 256  # a line with fewer brackets parses safely as it is (no deeper than the parser's limit)
 HEADER_KEYS = frozenset({"format", "version", "game", "params", "claim", "root", "table"})
 TABLE_KEYS = frozenset({"max_seeds", "fingerprint"})
-
-
-def satisfies(claim: str, result: int) -> bool:
-    """Whether P's result (+1 / 0 / -1) meets ``claim``."""
-    return {">=1": result >= 1, ">=0": result >= 0, "<=0": result <= 0, "<=-1": result <= -1}[claim]
-
-
-def strict(claim: str) -> bool:
-    """Claims that need the game to end (no cycle allowed)."""
-    return claim in (">=1", "<=-1")
-
-
-def served(claim: str, root_player: int) -> int:
-    """The player whose interest the claim serves: he lists one move."""
-    return root_player if claim.startswith(">=") else 1 - root_player
 
 
 def position_key(state: State) -> tuple:
@@ -110,7 +109,7 @@ def header(
         table["fingerprint"] = fingerprint
     return {
         "format": FORMAT,
-        "version": VERSION,
+        "version": 1 if claim in OUTCOME_CLAIMS else 2,
         "game": game.name,
         "params": game.variant_params,
         "claim": claim,
@@ -177,21 +176,25 @@ def read_header(path: str | os.PathLike) -> dict[str, Any]:
     except (ValueError, OSError, EOFError) as e:  # gzip raises OSError / EOFError for a bad file
         raise ProofError(f"{path}: no proof header ({e})") from None
     head = parse_line(path, 1, line)
-    if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("version") != VERSION:
-        raise ProofError(f"{path}: not a {FORMAT} file of version {VERSION}")
+    if not isinstance(head, dict) or head.get("format") != FORMAT or head.get("version") not in VERSIONS:
+        raise ProofError(f"{path}: not a {FORMAT} file of version {' or '.join(map(str, VERSIONS))}")
     return head
 
 
 def proof_game(path: str | os.PathLike, head: dict[str, Any]) -> tuple[Game, int]:
     """The game of a proof header and the ``max_seeds`` of the table it rests on, every field
-    checked (``ProofError`` naming the field): no unknown key, ``claim`` one of :data:`CLAIMS`,
+    checked (``ProofError`` naming the field): no unknown key, ``claim`` one of :data:`CLAIMS`
+    (version 2: or a margin claim ``margin>=m`` / ``margin<=m``, ``|m|`` at most the game's seeds),
     ``root`` an integer, ``params`` integers, ``table`` ``{"max_seeds": K}`` with ``K`` an integer in
     ``0..`` the game's seeds."""
     unknown = sorted(set(head) - HEADER_KEYS)
     if unknown:
         raise ProofError(f"{path}: unknown header field {unknown[0]!r}")
-    if head.get("claim") not in CLAIMS:
-        raise ProofError(f"{path}: claim must be one of {', '.join(CLAIMS)}, got {head.get('claim')!r}")
+    if not is_claim(head.get("claim"), head.get("version", 1)):
+        margins = " or margin>=M / margin<=M" if head.get("version", 1) >= 2 else ""
+        raise ProofError(
+            f"{path}: claim must be one of {', '.join(CLAIMS)}{margins}, got {head.get('claim')!r}"
+        )
     root, params, table = head.get("root"), head.get("params"), head.get("table")
     if not isinstance(root, int) or isinstance(root, bool):
         raise ProofError(f"{path}: root must be a node id (an integer), got {root!r}")
@@ -214,6 +217,11 @@ def proof_game(path: str | os.PathLike, head: dict[str, Any]) -> tuple[Game, int
         raise ProofError(
             f"{path}: table.max_seeds must be an integer in 0..{game.total_seeds} (the game's seeds), "
             f"got {need!r}"
+        )
+    margin = parse_margin(head["claim"])
+    if margin is not None and abs(margin[1]) > game.total_seeds:
+        raise ProofError(
+            f"{path}: a margin bound is at most the game's {game.total_seeds} seeds, got {margin[1]}"
         )
     return game, need
 
@@ -307,6 +315,9 @@ class HeaderTable:
     def outcome(self, state: State) -> int:
         return self.table.outcome(state)
 
+    def bounds(self, state: State) -> tuple[float, float]:
+        return self.table.bounds(state)
+
 
 def check_node(game: Game, table, claim: str, player: int, nid, state: State, moves: list, nodes) -> list:
     """One node's moves and leaves; returns the node ids it refers to."""
@@ -335,14 +346,16 @@ def check_node(game: Game, table, claim: str, player: int, nid, state: State, mo
         if child == "end":
             if not after.done:
                 raise ProofError(f"node {nid}, move {action}: the game does not end")
-            if not satisfies(claim, outcome(after.winner, player)):
+            if not satisfies(claim, leaf_result(game, table, claim, after, player)):
                 raise ProofError(f"node {nid}, move {action}: the game ends against the claim {claim}")
         elif child == "table":
             if after.is_over or not table.covers(after):
                 raise ProofError(f"node {nid}, move {action}: the table does not cover the position after it")
-            value = table.outcome(after) * (1 if after.to_move == player else -1)
+            value = leaf_result(game, table, claim, after, player)
             if not satisfies(claim, value):
-                raise ProofError(f"node {nid}, move {action}: the table's value {value:+d} breaks {claim}")
+                raise ProofError(
+                    f"node {nid}, move {action}: the table's value {shown(value)} breaks {claim}"
+                )
         elif child in nodes and not isinstance(child, bool):
             if position_key(nodes[child][0]) != position_key(after) or after.is_over:
                 raise ProofError(f"node {nid}, move {action}: node {child} is not the position after it")
@@ -353,7 +366,7 @@ def check_node(game: Game, table, claim: str, player: int, nid, state: State, mo
 
 
 def check_no_cycle(edges: dict[Any, list], claim: str) -> None:
-    """``ProofError`` when the references of a ``>=1`` / ``<=-1`` proof form a cycle."""
+    """``ProofError`` when the references of a ``>=1`` / ``<=-1`` / margin proof form a cycle."""
     colour: dict[Any, int] = {}  # 1 on the stack, 2 done
     for start in edges:
         if start in colour:

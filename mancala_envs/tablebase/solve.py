@@ -23,16 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs.game import Game, outcome
+from mancala_envs.game import Game
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 from mancala_envs.state import State
-from mancala_envs.tablebase.proof import (
-    header,
-    position_key,
-    satisfies,
-    served,
-    strict,
-)
+from mancala_envs.tablebase.claims import leaf_result, satisfies, served, strict
+from mancala_envs.tablebase.proof import header, position_key
 
 ORDER = (">=1", "<=-1", ">=0", "<=0")
 TRUNCATED = -9  # leaf() of a truncated game: it satisfies no claim
@@ -93,16 +88,15 @@ class Prover:
         self.created: list[tuple] = []  # keys proven, in order (undone on a failure that may need it)
         self.next_id = 0
 
-    def leaf(self, after: State) -> int | None:
-        """P's exact result after a move, when it is known without search (a truncated game is
-        none: the checker refuses it, the ply count being no part of a position)."""
+    def leaf(self, after: State) -> int | tuple[float, float] | None:
+        """P's exact result after a move when it is known without search: his outcome, or for a
+        margin claim his margins (:func:`~mancala_envs.tablebase.claims.leaf_result`); a
+        truncated game is none (the checker refuses it, the ply count being no part of a
+        position)."""
         if after.truncated:
             return TRUNCATED
-        if after.is_over:
-            return outcome(after.winner, self.player)
-        if self.table.covers(after):
-            value = self.table.outcome(after)
-            return value if after.to_move == self.player else -value
+        if after.is_over or self.table.covers(after):
+            return leaf_result(self.game, self.table, self.claim, after, self.player)
         return None
 
     def prove(self, depth: int) -> int | None:
@@ -284,3 +278,104 @@ def needed(claim: str, value: int | None) -> bool:
     if value is None:
         return True
     return claim in {1: (">=1",), -1: ("<=-1",), 0: (">=0", "<=0")}[value]
+
+
+@dataclass
+class MarginSolution:
+    """What ``solve_margin`` established about the margin of a position's mover (TABLEBASE.md §2:
+    the final captured difference; Sadeqa II's +1 / 0 / −1): ``margin`` when a ``margin>=m`` and
+    a ``margin<=m`` proof were both found, else None, ``bounds`` then what was proven."""
+
+    margin: int | None
+    bounds: tuple[float, float]  # proven: low <= the margin P forces, the margin he is held to <= high
+    proofs: list[Proof]
+    nodes_searched: int
+    seconds: float
+    depth: int  # deepest iteration finished
+    max_seeds: int
+
+
+def solve_margin(
+    game: Game,
+    table,
+    state: State | None = None,
+    guess: int = 0,
+    max_depth: int = 64,
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    progress=None,
+) -> MarginSolution:
+    """The exact margin of ``state``'s mover (default: the initial position) with its two proofs,
+    ``margin>=m`` and ``margin<=m`` (both need the game to end: §5). Iterative deepening; at each
+    depth it raises the proven floor one seed at a time (``margin>=low+1``; none proven yet:
+    ``margin>=guess``, e.g. 1 where :func:`solve` found a win) and tries to close it from above
+    (``margin<=low``; none proven: ``margin<=guess-1``, which lowers the guess). Budgets and
+    ``progress(depth, claim, nodes)`` as in :func:`solve`; the solution gives the bounds proven
+    when they run out."""
+    state = game.initial_state() if state is None else state
+    if state.is_over:
+        raise ValueError("solve_margin needs a running position: this game is over")
+    if (table.game.name, table.game.variant_params) != (game.name, game.variant_params):
+        raise ValueError(f"the table is for {table.game!r}, not {game!r}")
+    if isinstance(guess, bool) or not isinstance(guess, (int, np.integer)) or abs(guess) > game.total_seeds:
+        raise ValueError(f"guess must be an integer within ±{game.total_seeds}, got {guess!r}")
+    search = MarginSearch(game, table, state, int(guess), Budget(max_nodes, max_seconds), progress)
+    finished = -1
+    try:
+        for depth in range(max_depth + 1):
+            while search.step(depth):
+                pass
+            finished = depth
+            if search.margin is not None:
+                break
+    except SearchLimit:
+        pass
+    low, high = search.low, search.high
+    proofs = [search.proven[c] for c in search.proven if c in (f"margin>={low}", f"margin<={high}")]
+    seconds = time.perf_counter() - search.budget.start
+    bounds = (-float("inf") if low is None else low, float("inf") if high is None else high)
+    return MarginSolution(
+        search.margin, bounds, proofs, search.budget.nodes, seconds, finished, table.max_seeds
+    )
+
+
+class MarginSearch:
+    """The proven bounds of a margin and one prover per claim tried (``solve_margin``)."""
+
+    def __init__(self, game: Game, table, state: State, guess: int, budget: Budget, progress) -> None:
+        self.game, self.table, self.state, self.guess = game, table, state, guess
+        self.budget, self.progress = budget, progress
+        self.low: int | None = None  # proven: P forces an end with margin >= low
+        self.high: int | None = None  # proven: the opponent forces an end with P's margin <= high
+        self.provers: dict[str, Prover] = {}
+        self.proven: dict[str, Proof] = {}
+
+    @property
+    def margin(self) -> int | None:
+        return self.low if self.low is not None and self.low == self.high else None
+
+    def step(self, depth: int) -> bool:
+        """One claim proven at ``depth`` (the bounds tightened), or False when neither is."""
+        if self.margin is not None:
+            return False
+        if self.low is not None:
+            up = self.low + 1
+        else:  # no floor yet: the guess, or the proven ceiling where it lies below
+            up = self.guess if self.high is None else min(self.guess, self.high)
+        if (self.high is None or up <= self.high) and self.attempt(f"margin>={up}", depth):
+            self.low = up
+            return True
+        down = self.low if self.low is not None else up - 1
+        if self.attempt(f"margin<={down}", depth):
+            self.high = down
+            return True
+        return False
+
+    def attempt(self, claim: str, depth: int) -> bool:
+        if self.progress is not None:
+            self.progress(depth, claim, self.budget.nodes)
+        prover = self.provers.setdefault(claim, Prover(self.game, self.table, self.state, claim, self.budget))
+        root = prover.prove(depth)
+        if root is not None:
+            self.proven[claim] = prover.proof(root, depth)
+        return root is not None
