@@ -7,9 +7,10 @@ the shipped solves' proven values of the opening.
 The proofs are made in the test by :func:`mancala_envs.tablebase.solve.solve` on small tables: a
 toy game registered here is solved from its initial position (no ``az`` model exists for it), and
 Sadeqa II and En Dodoi 6 (which have ``az`` models) from seeded mid-game positions. The shipped
-Sadeqa II proof from the initial position, which needs a table of 16 seeds (60.8 M positions),
-is played in :func:`test_the_shipped_sadeqa_ii_proof_wins_from_the_initial_position` when
-``MANCALA_SADEQA_II_TABLE`` names such a table."""
+proofs from the initial positions, which need large tables (16 seeds for Sadeqa II, 60.8 M
+positions; 18 for En Dodoi 6), are played in
+:func:`test_the_shipped_proof_wins_from_the_initial_position` when ``MANCALA_SOLVED_TABLES`` names
+a folder of such tables, one per variant (as ``mancala serve --tables`` reads them)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from mancala_envs.agents.registry import make_agent
 from mancala_envs.evaluation.arena import play_game
 from mancala_envs.rulesets import CAPTURE_OPPOSITE_EITHER_SIDE, RESULT_BY_CAPTURES, SOW_RELAY
 from mancala_envs.tablebase import shipped
-from mancala_envs.tablebase.proof import position_key, served, write_proof
+from mancala_envs.tablebase.proof import served, write_proof
 from mancala_envs.tablebase.solve import solve
 
 TOY = Ruleset(
@@ -46,7 +47,7 @@ TOY_INFO = GameInfo(TOY, "Opening Toy", parameters={"holes_per_row": range(4, 7)
 GAMES_EACH = 3  # seeded games against each opponent
 # real variants with an az model: K of a table that builds in seconds, seeds of the start position
 MIDGAME = {"sadeqa_ii": ({}, 10, 14), "en_dodoi": ({"holes_per_row": 6}, 8, 12)}
-SADEQA_TABLE = os.environ.get("MANCALA_SADEQA_II_TABLE")
+SOLVED_TABLES = os.environ.get("MANCALA_SOLVED_TABLES")  # a folder of tables, one per variant
 
 
 @pytest.fixture(scope="module")
@@ -230,17 +231,22 @@ def test_the_shipped_solves_say_the_proven_values_of_the_opening():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not SADEQA_TABLE, reason="set MANCALA_SADEQA_II_TABLE to a Sadeqa II table of >= 16 seeds"
-)
-def test_the_shipped_sadeqa_ii_proof_wins_from_the_initial_position():
-    """The shipped proof (K = 16) followed from the initial position by player_0, the proven
-    winner, against az, minimax:depth=12 and mcts, seeded."""
-    game = get_game("sadeqa_ii")
-    tb = tablebase.load(SADEQA_TABLE, game)
-    agent = PerfectAgent(path=SADEQA_TABLE)
-    assert agent.strategies(game, tb), agent.proof_notes
-    with gzip.open(shipped.shipped_folder("sadeqa_ii") / "proof-ge1.jsonl.gz", "rt") as fh:
-        root = game.state_from_dict(json.loads(fh.readlines()[1])["state"])
-    assert position_key(root) == position_key(game.initial_state())
-    assert_wins_every_game(game, tb, None, 0, ["az", "minimax:depth=12", "mcts"])
+@pytest.mark.parametrize("variant", sorted(shipped.solved_variants()))
+def test_the_shipped_proof_wins_from_the_initial_position(variant):
+    """The shipped proofs of each solved variant, followed from the initial position by the proven
+    winner against az, minimax:depth=12 and mcts, seeded; needs the variant's table (as large as
+    its proof's, e.g. 16 seeds for Sadeqa II) in ``$MANCALA_SOLVED_TABLES/<variant>``."""
+    path = Path(SOLVED_TABLES or ".") / variant
+    if not SOLVED_TABLES or not path.is_dir():
+        pytest.skip(
+            f"set MANCALA_SOLVED_TABLES to a folder holding a {variant} table as large as its proof's"
+        )
+    game = next(g for g in variants() if g.variant == variant)
+    opening = shipped.proven_opening(game)
+    if opening["value"] == 0:
+        pytest.skip(f"{variant} is a draw: no proven winner")
+    tb = tablebase.load(path, game)
+    agent = PerfectAgent(path=path)
+    assert agent.strategies(game, tb), agent.proof_notes  # the table agrees with the proofs
+    winner = opening["player"] if opening["value"] == 1 else 1 - opening["player"]
+    assert_wins_every_game(game, tb, None, winner, ["az", "minimax:depth=12", "mcts"])
