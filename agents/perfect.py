@@ -60,7 +60,7 @@ from mancala_envs.game import Game
 from mancala_envs.state import State
 from mancala_envs.tablebase import probe as tb_probe
 from mancala_envs.tablebase import store
-from mancala_envs.tablebase.strategy import Strategy, strategies_for
+from mancala_envs.tablebase.strategy import Strategy, proofs_at, strategies_for
 
 INF = float("inf")
 MARGIN = 16  # a seed of exact margin outweighs the plies left (< 12), which only rank equal margins
@@ -84,10 +84,13 @@ class PerfectAgent(Agent):
             raise ValueError(f"perfect max_seeds must be a non-negative integer, got {max_seeds!r}")
         if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or not 1 <= depth <= 12:
             raise ValueError(f"perfect depth must be an integer in 1..12, got {depth!r}")
-        if proof is not None and proof != NO_PROOF and not Path(proof).exists():
-            raise ValueError(
-                f"perfect proof must be a proof file, a solve folder or {NO_PROOF!r}, got {proof!r}"
-            )
+        if proof is not None and proof != NO_PROOF:
+            try:
+                proofs_at(proof)
+            except (TypeError, ValueError) as e:
+                raise ValueError(
+                    f"perfect proof must be a proof file, a solve folder or {NO_PROOF!r}, got {proof!r} ({e})"
+                ) from None
         super().__init__(seed)
         self.max_seeds = None if max_seeds is None else int(max_seeds)
         self.path = None if path is None else Path(path)

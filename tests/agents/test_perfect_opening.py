@@ -196,6 +196,12 @@ def test_a_proof_that_does_not_agree_with_the_table_is_refused_or_left_out(toy, 
     with pytest.warns(UserWarning, match="the opening is played by search: .*max_seeds 16"):
         agent.act(game, game.initial_state())
     assert agent.last_source == "search" and agent.proof_notes["sadeqa_ii"]
+    named = make_agent(f"perfect:path={tmp_path / 'sadeqa'},proof={shipped.shipped_folder('sadeqa_ii')}")
+    with pytest.raises(ValueError, match=r"cannot follow the proof: .*max_seeds 16"):  # a named solve folder
+        named.act(game, game.initial_state())
+    for bad in ("", str(tmp_path)):  # the working folder, a folder without a solution.json
+        with pytest.raises(ValueError, match="proof must be a proof file"):
+            PerfectAgent(proof=bad)
     assert make_agent(f"perfect:proof={proof}").name == f"perfect:proof={proof}"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # proof=off: no proof, no warning
