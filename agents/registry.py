@@ -93,8 +93,8 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
     ),
     "perfect": (
         PerfectAgent,
-        {"max_seeds": _integer, "path": str, "depth": _integer},
-        "perfect[:max_seeds=K][,path=DIR][,depth=4]",
+        {"max_seeds": _integer, "path": str, "depth": _integer, "proof": str},
+        "perfect[:max_seeds=K][,path=DIR][,depth=4][,proof=PATH|off]",
     ),
     "human": (HumanAgent, {}, "human"),
 }

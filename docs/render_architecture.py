@@ -55,7 +55,8 @@ CAPTIONS = {
     "registration": "the PettingZoo and Gymnasium ids of every game (entry points name the envs)",
     "envs": "PettingZoo AEC and Parallel, Gymnasium single-agent, the vector driver and its two faces",
     "jax": "the games in JAX as pgx environments (the [jax] extra)",
-    "tablebase": "exact endgame tablebases: build, store, probe, optimality suites, solve, proofs",
+    "tablebase": "exact endgame tablebases: build, store, probe, optimality suites, solve, proofs, "
+    "the shipped solves and their strategies",
     "random_play": "random_games: batched uniformly random games",
     "variant": "a game and its parameters on a command line: add_game_arguments, game_from_arguments",
     "game": "Game: the public API of the rules (RULES.md §5), checks at the boundary",

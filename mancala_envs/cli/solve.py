@@ -29,7 +29,6 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -51,13 +50,13 @@ from mancala_envs.tablebase.proof import (
     read_header,
     write_proof,
 )
+from mancala_envs.tablebase.shipped import SOLUTION, VALUE_WORDS, shipped_folder, shipped_solves
 from mancala_envs.tablebase.solve import Solution, solve
 from mancala_envs.tablebase.table import Tablebase, load
 from mancala_envs.variant import add_game_arguments, game_flags, game_from_arguments
 
 NAME = "solve"
 PROG = f"mancala {NAME}"
-VALUE_WORDS = {1: "wins", 0: "draws", -1: "loses"}
 FILE_CLAIMS = {">=1": "ge1", ">=0": "ge0", "<=0": "le0", "<=-1": "le-1"}
 
 
@@ -248,18 +247,12 @@ def first_move_report(
     return first
 
 
-def shipped_solves() -> list[str]:
-    """The solves shipped as package data (``mancala_envs.solutions``): their folder names."""
-    root = resources.files("mancala_envs.solutions")
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "solution.json").is_file())
-
-
 def proof_to_check(named: Path) -> Path:
     """``named`` itself when it is a file; else the root proof of the shipped solve of that name."""
     if named.is_file() or str(named) not in shipped_solves():
         return named
-    folder = Path(str(resources.files("mancala_envs.solutions") / str(named)))
-    solution = read_result(folder / "solution.json")
+    folder = shipped_folder(str(named))
+    solution = read_result(folder / SOLUTION)
     return folder / solution["proofs"][0]["file"]
 
 

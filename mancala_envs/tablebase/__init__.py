@@ -15,6 +15,9 @@ build|probe|suite`` is :mod:`mancala_envs.cli.tablebase`. :func:`solve` (:mod:`~
 position's value by a forward search down to a table (:mod:`~.first_moves`: the value of each
 move of its first real choice), and :func:`check_proof` (:mod:`~.proof`)
 checks such a proof (TABLEBASE.md §5; ``mancala solve`` is :mod:`mancala_envs.cli.solve`).
+:mod:`~.shipped` finds the solves shipped as package data (``mancala_envs.solutions``) and the
+values they prove; :mod:`~.strategy` reads a checked proof as the strategy the ``perfect`` agent
+follows.
 """
 
 from mancala_envs.tablebase.builder import build

@@ -171,6 +171,20 @@ class Tablebase:
             probe.exact_outcome(array, self.rules, self.comp, self.offsets, self.values, self.max_seeds)
         )
 
+    def margin_packed(self, array: np.ndarray) -> tuple[int, int] | None:
+        """``(outcome, margin)`` of one packed state for its mover, None where the table does not
+        cover it: the margin he forces in a win (``d + A``), the one forced on him in a loss
+        (``d + B``), 0 in a draw (TABLEBASE.md §2; in Sadeqa II, won by survival, the outcome
+        again). The unchecked fast path of searches, as :meth:`outcome_packed`."""
+        result = self.outcome_packed(array)
+        if result == probe.NOT_COVERED:
+            return None
+        if result == 0:
+            return 0, 0
+        q = probe.table_index(array, self.game.holes_per_row, self.comp, self.offsets)
+        bound = self.values[q, 0 if result == 1 else 1]
+        return result, int(probe.lead(array, self.rules)) + int(bound)
+
     def outcomes(self, states: np.ndarray) -> np.ndarray:
         """int8 outcome of each packed state of a batch (rows of ``game.state_size``), ``-2`` where
         the table does not cover it."""

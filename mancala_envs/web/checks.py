@@ -23,7 +23,7 @@ SUITE_OPENINGS = 100  # openings offered per variant: the first of the game's de
 # agents a request may name, and parameters it may not give (they name files or start table builds)
 # agents the page offers: not the ones that need a file of their own (the page takes no paths)
 WEB_AGENTS = tuple(a for a in AGENT_NAMES if a not in ("human", "rllib", "az-jax"))
-REFUSED_PARAMETERS = ("path", "max_seeds", "trusted")
+REFUSED_PARAMETERS = ("path", "max_seeds", "trusted", "proof")
 # the depth/sims a spec without them means (the agents' defaults), pinned when a time cap is added
 DEFAULT_SIZE = {"minimax": ("depth", "4"), "mcts": ("sims", "1000"), "az": ("sims", "100")}
 MAX_PERFECT_DEPTH = 6  # perfect searches (in Python) to this depth outside its table
@@ -124,7 +124,7 @@ def bounded_spec(spec: object, seconds: float, tables: bool) -> str:
     """An agent spec a request may run, its compute bounded by ``seconds`` a move.
 
     Refused: agents that are not for the web (``human``: a side of the page; ``rllib``), and
-    parameters that name files or build tables (``path``, ``max_seeds``, ``trusted``). A search
+    parameters that name files or build tables (``path``, ``max_seeds``, ``trusted``, ``proof``). A search
     agent (``minimax``, ``mcts``, ``az``) given no ``time`` gets ``time=seconds`` with its depth or
     simulations pinned to their defaults (so it plays as the spec says, unless the cap cuts it
     short); one given a larger ``time`` is refused. ``perfect`` reads the server's table (``tables``

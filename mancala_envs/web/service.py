@@ -27,7 +27,8 @@ from mancala_envs.game import as_int
 from mancala_envs.infra.lru import LRU
 from mancala_envs.render import move_captures, result_text, status_line, svg_board, write_gif
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
-from mancala_envs.tablebase import store
+from mancala_envs.state import State
+from mancala_envs.tablebase import shipped, store
 from mancala_envs.web import analysis
 from mancala_envs.web.checks import (
     SUITE_OPENINGS,
@@ -150,7 +151,26 @@ def view(pos: Position, bottom: int, labels: dict[int, str] | None = None) -> di
         "last_move": last,
         "captured_now": list(move_captures(game, previous, state)) if previous is not None else [0, 0],
         "variant": game.variant,
+        "proven": proven(game, state),
     }
+
+
+def proven(game: Game, state: State) -> dict[str, Any] | None:
+    """The proven values of a solved game's opening position (its initial position, its forced
+    moves, its first real choice: :func:`~mancala_envs.tablebase.shipped.proven_values`) for the
+    player to move, with a line that says them; None elsewhere."""
+    values = shipped.proven_values(game, state)
+    if values is None:
+        return None
+    moves = ", ".join(
+        f"hole {a} {shipped.VALUE_WORDS.get(v, 'unproven')}" for a, v in sorted(values["moves"].items())
+    )
+    tables = " and ".join(str(k) for k in values["tables"])
+    text = (
+        f"Solved: player_{state.to_move} to move {shipped.VALUE_WORDS[values['value']]} with perfect play; "
+        f"{moves} (proofs on tables of {tables} seeds)"
+    )
+    return {"value": values["value"], "moves": {str(a): v for a, v in values["moves"].items()}, "text": text}
 
 
 def seed_for(body_seed: object, ply: int) -> int:
@@ -322,6 +342,7 @@ def info(resources: Resources, warmed: bool = False) -> dict[str, Any]:
                 "title": game.title,
                 "survival": game.ruleset.result == RESULT_BY_SURVIVAL,
                 "table": None if (tb := resources.table(game)) is None else tb.max_seeds,
+                "solved": shipped.proven_opening(game),
             }
         )
     return {

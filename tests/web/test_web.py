@@ -40,6 +40,7 @@ from mancala_envs.cli.main import main as cli_main
 from mancala_envs.evaluation.arena import play_game, replay
 from mancala_envs.evaluation.openings import random_openings
 from mancala_envs.tablebase import probe as tb_probe
+from mancala_envs.tablebase import shipped
 from mancala_envs.web import server as web_server
 from mancala_envs.web import workers
 from mancala_envs.web.app import SESSION_COOKIE, create_app
@@ -175,6 +176,46 @@ def test_agent_moves_are_the_agents_own(client):
     )
 
 
+def test_a_solved_games_opening_shows_its_proven_values(client):
+    """The initial position of each shipped solved game, its forced moves and its first choice
+    carry the values its solution.json records, for the player to move, and a line that says
+    them; /api/info marks the solved variants; any other position carries none."""
+    solutions = {}
+    for name in shipped.shipped_solves():
+        data = json.loads((shipped.shipped_folder(name) / "solution.json").read_text(encoding="utf-8"))
+        if data["value"] is not None:
+            solutions.setdefault(data["variant"], data)
+    assert {"sadeqa_ii", "en_dodoi_6"} <= set(solutions)
+    info = {v["variant"]: v for v in client.get("/api/info").json()["variants"]}
+    for variant, entry in info.items():
+        assert (entry["solved"] is not None) == (variant in solutions), variant
+    for variant, data in solutions.items():
+        assert info[variant]["solved"]["value"] == data["value"]
+        first = data["first_moves"]
+        moves: list[int] = []
+        for action in first["forced"]:  # a forced move keeps the position's value
+            view = client.post("/api/position", json=body(data["game"], data["params"], moves)).json()
+            sign = 1 if view["to_move"] == data["player"] else -1
+            assert view["proven"]["value"] == sign * data["value"]
+            assert view["proven"]["moves"] == {str(action): sign * data["value"]}
+            moves.append(action)
+        view = client.post("/api/position", json=body(data["game"], data["params"], moves)).json()
+        words = {1: "wins", 0: "draws", -1: "loses"}
+        assert view["proven"]["moves"] == {
+            str(m["moves"][-1]): m["value_for_chooser"] for m in first["moves"]
+        }
+        assert set(view["proven"]["moves"]) == {str(a) for a in view["legal"]}
+        for m in first["moves"]:
+            assert f"hole {m['moves'][-1]} {words[m['value_for_chooser']]}" in view["proven"]["text"]
+        assert f"player_{view['to_move']} to move {words[view['proven']['value']]}" in view["proven"]["text"]
+        after = client.post(
+            "/api/position", json=body(data["game"], data["params"], first["moves"][0]["moves"])
+        )
+        assert after.json()["proven"] is None
+    unsolved = client.post("/api/position", json=body("songo_ewondo", {})).json()
+    assert unsolved["proven"] is None
+
+
 def test_specs_are_bounded_and_never_name_files():
     assert bounded_spec("minimax", 5, False) == "minimax:depth=4,time=5"
     assert bounded_spec("mcts:c=2", 5, False) == "mcts:c=2,sims=1000,time=5"
@@ -187,6 +228,7 @@ def test_specs_are_bounded_and_never_name_files():
         ("az:path=../../x.json", "'path'"),
         ("perfect:max_seeds=30", "'max_seeds'"),
         ("policy:trusted=true", "'trusted'"),
+        ("perfect:proof=/etc/passwd", "'proof'"),
         ("minimax:time=6", "cap"),
         ("minimax:time=nan", "cap"),
         ("perfect", "tablebase"),

@@ -28,6 +28,7 @@ from mancala_envs.evaluation.arena import play_game, replay
 from mancala_envs.evaluation.openings import random_openings
 from mancala_envs.render import result_text, status_line
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
+from mancala_envs.tablebase import shipped
 
 pytest.importorskip("starlette", reason="the web extra (starlette) is not installed")
 pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
@@ -414,4 +415,21 @@ def test_first_network_analysis_is_announced(page):
     page.page.wait_for_function("() => S.analysis.has('network:policy')")
     again = page.js("waitingText(document.getElementById('analyse-network-policy'))")
     assert again == "computing network (policy)…"
+    page.assert_clean()
+
+
+def test_a_solved_games_opening_shows_its_proven_values(page):
+    """The line under the board at a solved game's first choice says the value the shipped solve
+    proves for the player to move and for each legal move; an unsolved game shows none."""
+    words = {1: "wins", 0: "draws", -1: "loses"}
+    for name, params in [("en_dodoi", {"holes_per_row": 6}), ("sadeqa_ii", {})]:
+        game = get_game(name, **params)
+        new_game(page, game.variant, "human", "human", seed=0)
+        proven = shipped.proven_values(game, game.initial_state())
+        text = page.page.inner_text("#proven")
+        assert f"Solved: player_0 to move {words[proven['value']]}" in text, text
+        for action, value in proven["moves"].items():
+            assert f"hole {action} {words[value]}" in text, text
+    new_game(page, "songo_ewondo", "human", "human", seed=0)
+    assert page.page.inner_text("#proven") == ""
     page.assert_clean()

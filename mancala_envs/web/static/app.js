@@ -65,6 +65,8 @@ function render(view) {
   if (gained.length) text += ` (${gained.join(", ")})`;
   $("last-move").textContent = text;
   $("result").textContent = view.over ? `Result: ${view.result}` : "";
+  // a solved game's opening: the proven value of the position and of each move (shipped proofs)
+  $("proven").textContent = view.proven ? view.proven.text : "";
   $("value-player").textContent = `player_${view.to_move}`;
   if (positionKey() !== S.analysed) {
     showError(null); // a message about another position is stale
