@@ -537,6 +537,7 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
         )
     header = ["game", "result", "table K", "nodes searched", "seconds", "peak MB", "proofs", "folder"]
     out += ["", table(header, rows, "---|---|---|---:|---:|---:|---|---")]
+    out += margins_section(files)
     for f, r in files:
         first = r.get("first_moves")
         if not first or not first.get("moves"):
@@ -561,6 +562,41 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
         )
     out += ["", *(provenance_note(p, f, models_dir) + "\n" for f, p in files)]
     return "\n".join(out)
+
+
+def margins_section(files: Loaded) -> list[str]:
+    """The solved page's exact margins (``mancala solve --margin``): the root mover's margin with
+    its two proofs, or the bounds proven."""
+    rows = []
+    for _f, r in files:
+        m = r.get("margin")
+        if m is None:
+            continue
+        low, high = m["bounds"]
+        shown = f"{m['margin']:+d}" if m["margin"] is not None else "not proven"
+        bounds = f"[{'−∞' if low is None else f'{low:+d}'}, {'+∞' if high is None else f'{high:+d}'}]"
+        proofs = ", ".join(f"`{q['claim']}`: {q['nodes']:,} nodes" for q in m["proofs"]) or "none"
+        seconds = f"{m['seconds']:,.1f}"
+        rows.append(
+            [variant(r), f"player_{r['player']}", shown, bounds, f"{m['nodes_searched']:,}", seconds, proofs]
+        )
+    if not rows:
+        return []
+    return [
+        "",
+        "## Exact margins",
+        "",
+        "The seed margin the player to move at the initial position gets under perfect play "
+        "([TABLEBASE.md §2](../TABLEBASE.md): the final captured difference; in Sadeqa II, won by "
+        "survival, the result +1 / 0 / −1), proven from both sides by a `margin>=m` and a `margin<=m` "
+        "proof (both force the game to end; §5, version 2), by `mancala solve --margin`.",
+        "",
+        table(
+            ["game", "player", "margin", "proven bounds", "nodes searched", "seconds", "proofs"],
+            rows,
+            "---|---|---:|---|---:|---:|---",
+        ),
+    ]
 
 
 def trained_by(config: dict[str, Any]) -> str:

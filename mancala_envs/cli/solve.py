@@ -3,7 +3,7 @@
 ::
 
     mancala solve GAME [--holes-per-row N] [--table DIR] [--out DIR] [--max-depth D]
-                  [--max-seconds S] [--max-nodes N] [--position JSON] [--no-first-moves]
+                  [--max-seconds S] [--max-nodes N] [--position JSON] [--no-first-moves] [--margin]
     mancala solve --check PROOF [--table DIR]
 
 The first form searches forward from the initial position (or ``--position``) down to the table
@@ -11,7 +11,9 @@ The first form searches forward from the initial position (or ``--position``) do
 (``proof-ge1.jsonl.gz`` …) and ``solution.json`` (value, bounds, table, nodes, time, peak memory,
 each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
 ``--no-first-moves``, the value after each move of the first real choice (forced moves followed;
-:mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``. The
+:mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``; with
+``--margin``, the root's exact margin (:func:`~mancala_envs.tablebase.solve.solve_margin`) and its
+``margin>=m`` / ``margin<=m`` proofs (``proof-margin-ge3.jsonl.gz`` …, version 2 of §5). The
 second form checks a proof with a table only (:func:`mancala_envs.tablebase.proof.check_proof`; a
 proof records its table's fingerprint, and another table is refused), compares it with the
 ``solution.json`` beside it when there is one (:func:`disagreement`), and exits 0 when both hold,
@@ -39,6 +41,7 @@ from mancala_envs.infra.compile_note import announce_compilation
 from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.results import provenance, read_result, write_result
 from mancala_envs.tablebase import store
+from mancala_envs.tablebase.claims import parse_margin
 from mancala_envs.tablebase.first_moves import first_choice, first_moves
 from mancala_envs.tablebase.index import layer_offsets
 from mancala_envs.tablebase.proof import (
@@ -51,7 +54,7 @@ from mancala_envs.tablebase.proof import (
     write_proof,
 )
 from mancala_envs.tablebase.shipped import SOLUTION, VALUE_WORDS, shipped_folder, shipped_solves
-from mancala_envs.tablebase.solve import Solution, solve
+from mancala_envs.tablebase.solve import MarginSolution, Solution, solve, solve_margin
 from mancala_envs.tablebase.table import Tablebase, load
 from mancala_envs.variant import add_game_arguments, game_flags, game_from_arguments
 
@@ -80,6 +83,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="solve this position (State.to_dict() as JSON, or a file holding it), not the initial one",
     )
     p.add_argument("--no-first-moves", action="store_true", help="only the root position's value")
+    p.add_argument(
+        "--margin",
+        action="store_true",
+        help="also the root's exact seed margin under perfect play, with a proof of each bound",
+    )
     p.add_argument(
         "--check",
         type=Path,
@@ -125,13 +133,23 @@ def describe(value: int | None, bounds: tuple[int, int], player: int) -> str:
     return f"not proven: player_{player}'s result lies in [{low:+d}, {high:+d}]"
 
 
-def save_proofs(solution: Solution, folder: Path, stem: str, table: Tablebase) -> list[dict[str, Any]]:
+def claim_stem(claim: str) -> str:
+    """A proof file's name part for ``claim``: ``ge1``, ``le-1``, ``margin-ge3``, ``margin-le-2``."""
+    margin = parse_margin(claim)
+    if margin is None:
+        return FILE_CLAIMS[claim]
+    return f"margin-{'ge' if margin[0] == '>=' else 'le'}{margin[1]}"
+
+
+def save_proofs(
+    solution: Solution | MarginSolution, folder: Path, stem: str, table: Tablebase
+) -> list[dict[str, Any]]:
     """Write each proof of ``solution`` and check the file with the checker; returns their
     descriptions (``checked_seconds``: the time the check took)."""
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for proof in solution.proofs:
-        path = folder / f"{stem}{FILE_CLAIMS[proof.claim]}.jsonl.gz"
+        path = folder / f"{stem}{claim_stem(proof.claim)}.jsonl.gz"
         write_proof(path, proof.header, proof.nodes)
         start = time.perf_counter()
         verdict = check_proof(path, table)  # a ProofError here is a bug of the solver: let it show
@@ -196,6 +214,7 @@ def _solve(args: argparse.Namespace) -> int:
     first = None
     if not args.no_first_moves and solution.value is not None:
         first = first_move_report(game, table, root, out, limits)
+    margin = margin_report(game, table, root, solution.value, out, limits) if args.margin else None
     payload = {
         "game": game.name,
         "params": game.variant_params,
@@ -213,7 +232,11 @@ def _solve(args: argparse.Namespace) -> int:
         "limits": limits,
         "proofs": proofs,
         "first_moves": first,
-        "check": [f"mancala solve --check {out / p['file']} --table DIR" for p in proofs],
+        **({"margin": margin} if margin is not None else {}),
+        "check": [
+            f"mancala solve --check {out / p['file']} --table DIR"
+            for p in [*proofs, *(margin or {}).get("proofs", [])]
+        ],
         "provenance": provenance(shlex.join(["mancala", *args.argv])),
     }
     write_result(out / "solution.json", payload)
@@ -224,6 +247,36 @@ def _solve(args: argparse.Namespace) -> int:
 def show_progress(depth: int, claim: str, nodes: int) -> None:
     """A search's progress: one line, redrawn on a terminal."""
     print(f"\r  depth {depth:>3}  trying {claim:<4}  nodes {nodes:,}", end="", flush=True)
+
+
+def margin_report(
+    game: Game, table: Tablebase, root: State, value: int | None, out: Path, limits: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``margin`` of ``solution.json``: the root mover's exact margin (None when the budget ran
+    out first), the bounds proven, the search's work and the proofs, written beside the others."""
+    solution = solve_margin(game, table, root, guess=value or 0, **limits)
+    proofs = save_proofs(solution, out, "proof-", table)
+    low, high = (int(b) if abs(b) != float("inf") else None for b in solution.bounds)
+    if solution.margin is not None:
+        words = f"player_{root.to_move}'s margin is {solution.margin:+d} with perfect play"
+    else:
+        proven = [
+            f"at least {low:+d}" if low is not None else "",
+            f"at most {high:+d}" if high is not None else "",
+        ]
+        words = (
+            f"player_{root.to_move}'s margin is not proven: {', '.join(filter(None, proven)) or 'no bound'}"
+        )
+    print(f"{PROG}: {words} ({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")
+    return {
+        "margin": solution.margin,
+        "bounds": [low, high],
+        "statement": words,
+        "nodes_searched": solution.nodes_searched,
+        "seconds": round(solution.seconds, 3),
+        "depth": solution.depth,
+        "proofs": proofs,
+    }
 
 
 def first_move_report(
@@ -290,9 +343,14 @@ def solution_beside(proof: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def meets(claim: str, bounds: Sequence[int]) -> bool:
-    """Whether result bounds ``[low, high]`` (for the proof's root player) say what ``claim`` says."""
+def meets(claim: str, bounds: Sequence[int | None]) -> bool:
+    """Whether result bounds ``[low, high]`` (for the proof's root player; margins for a margin
+    claim, None where unproven) say what ``claim`` says."""
     low, high = bounds
+    margin = parse_margin(claim)
+    if margin is not None:
+        op, bound = margin
+        return low is not None and low >= bound if op == ">=" else high is not None and high <= bound
     return {">=1": low >= 1, ">=0": low >= 0, "<=0": high <= 0, "<=-1": high <= -1}[claim]
 
 
@@ -302,6 +360,9 @@ def listing(result: dict[str, Any], name: str) -> tuple[dict[str, Any], dict[str
     for entry in result.get("proofs", []):
         if entry.get("file") == name:
             return entry, result
+    for entry in (result.get("margin") or {}).get("proofs", []):
+        if entry.get("file") == name:
+            return entry, {**result["margin"], "value": result["margin"].get("margin")}
     for move in (result.get("first_moves") or {}).get("moves", []):
         for entry in move.get("proofs", []):
             if entry.get("file") == name:
@@ -325,6 +386,8 @@ def disagreement(proof: Path, verdict: Verdict, result: dict[str, Any]) -> str |
         return f"its bounds {bounds!r} contradict the proof's {verdict.claim}"
     if value is not None and not bounds[0] == value == bounds[1]:
         return f"its value {value!r} is not its bounds {bounds!r}"
+    if parse_margin(verdict.claim) is not None:  # the root's margin: its bounds and value are all
+        return None
     player = verdict.root.to_move
     if solved is result and (result.get("player"), result.get("statement")) != (
         player,

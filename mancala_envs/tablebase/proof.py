@@ -20,6 +20,7 @@ margin claim).
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import warnings
@@ -92,9 +93,12 @@ class Verdict:
 
 
 def open_text(path: str | os.PathLike, mode: str, compressed: bool | None = None) -> TextIO:
-    """A proof file, gzip-compressed when its name ends in ``.gz`` (or ``compressed`` says so)."""
+    """A proof file, gzip-compressed when its name ends in ``.gz`` (or ``compressed`` says so;
+    written with no time stamp, so that a proof written again is byte-identical)."""
     path = Path(path)
     if path.suffix == ".gz" if compressed is None else compressed:
+        if mode == "w":  # no time stamp in the gzip header: the same proof is the same bytes
+            return io.TextIOWrapper(gzip.GzipFile(path, "wb", mtime=0), encoding="utf-8")
         return gzip.open(path, mode + "t", encoding="utf-8")  # type: ignore[return-value]
     return open(path, mode, encoding="utf-8")
 

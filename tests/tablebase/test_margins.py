@@ -123,3 +123,34 @@ def test_claims_read_the_table_from_the_root_players_side(solved):
         0, 1, True, False,
     )  # fmt: skip
     assert is_claim("margin>=-4", 2) and not is_claim("margin>=-4", 1) and not is_claim("margin>4", 2)
+
+
+def test_mancala_solve_margin_writes_checked_proofs_its_solution_lists(solved, tmp_path, capsys):
+    """``mancala solve --margin`` on a reduced position: solution.json's ``margin`` is the larger
+    table's, its two proofs are written beside the others and ``--check`` accepts each against
+    the solution; an edited margin in solution.json is a disagreement."""
+    import json
+
+    from mancala_envs.cli.solve import main as solve_main
+    from mancala_envs.infra.results import read_result, write_result
+
+    game, small, big, solutions, _ = solved
+    state = next(s for s, solution in solutions if solution.margin is not None)
+    out = tmp_path / "solved"
+    argv = [game.name, *(f"--{k.replace('_', '-')}={v}" for k, v in game.variant_params.items())]
+    argv += ["--table", str(small.path), "--out", str(out), "--position", json.dumps(state.to_dict())]
+    assert solve_main([*argv, "--margin", "--no-first-moves", "--max-nodes", "300000"]) == 0
+    result = read_result(out / "solution.json")
+    truth = int(table_margins(game, big, state, state.to_move)[0])
+    assert result["margin"]["margin"] == truth and result["margin"]["bounds"] == [truth, truth]
+    assert f"margin is {truth:+d} with perfect play" in capsys.readouterr().out
+    files = [p["file"] for p in result["margin"]["proofs"]]
+    assert sorted(files) == sorted([f"proof-margin-ge{truth}.jsonl.gz", f"proof-margin-le{truth}.jsonl.gz"])
+    for name in files:
+        assert solve_main(["--check", str(out / name), "--table", str(small.path)]) == 0
+        assert "solution.json agrees" in capsys.readouterr().out
+    write_result(
+        out / "solution.json", {**result, "margin": {**result["margin"], "bounds": [truth + 1, truth + 1]}}
+    )
+    assert solve_main(["--check", str(out / files[0]), "--table", str(small.path)]) == 1
+    assert "disagrees" in capsys.readouterr().err
