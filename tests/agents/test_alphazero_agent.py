@@ -165,7 +165,7 @@ def test_search_setting_of_the_model_is_read_and_checked(model, game, tmp_path):
 def test_model_of_another_game_is_refused(model):
     path, _ = model
     agent = make_agent(f"az:path={path}")
-    with pytest.raises(ValueError, match="en_dodoi with 6"):
+    with pytest.raises(ValueError, match=r"En Dodoi \(6 holes\), not En Dodoi \(8 holes\)"):
         agent.act(get_game("en_dodoi", holes_per_row=8), get_game("en_dodoi").initial_state())
 
 

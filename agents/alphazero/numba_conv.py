@@ -1,0 +1,196 @@
+"""The forward pass of :class:`~mancala_envs.agents.alphazero.conv_net.ConvNet` without torch: its
+weights exported once to arrays (:func:`export_conv`), the pass compiled with numba
+(:func:`conv_forward_batch`), for ``az:forward=numba``.
+
+It computes what ``ConvNet.forward`` computes, layer by layer, in ``float32``: the input channels
+of every hole, the circular convolutions (hole ``i`` of a layer reads holes ``i - k//2 .. i +
+k//2`` of the one below, modulo ``2n``), the blocks' global context, the policy and value heads.
+Only the order of the additions differs from torch: the outputs agree within float tolerance.
+The number of holes is read from each row's width, as in torch.
+
+The search calls it once a simulation from Python (:class:`ConvEvaluator` is a plain evaluator),
+not from inside the compiled search as the MLP's :class:`~.numba_forward.NumbaEvaluator`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from mancala_envs.agents.alphazero.conv_net import CAPTURED
+
+
+class ConvWeights(NamedTuple):
+    """A :class:`ConvNet`'s weights as ``float32`` arrays; ``dims``: ``[extras, one_hot_max,
+    kernel]``; ``per_hole``: the seeds a hole at the start. Convolutions are ``(out, in, k)``, the
+    blocks' stacked on a first axis; linear layers ``(out, in)`` as in torch."""
+
+    dims: np.ndarray  # int64 (3,)
+    per_hole: np.ndarray  # float32 (1,)
+    in_w: np.ndarray
+    in_b: np.ndarray
+    a_w: np.ndarray  # (blocks, C, C, k)
+    a_b: np.ndarray  # (blocks, C)
+    ctx_w: np.ndarray  # (blocks, C, C)
+    ctx_b: np.ndarray
+    b_w: np.ndarray
+    b_b: np.ndarray
+    policy_w: np.ndarray  # (C,)
+    policy_b: np.ndarray  # (1,)
+    hidden_w: np.ndarray  # (H, 2C + extras)
+    hidden_b: np.ndarray
+    value_w: np.ndarray  # (H,)
+    value_b: np.ndarray  # (1,)
+
+
+def _array(tensor: Any) -> np.ndarray:
+    return np.ascontiguousarray(tensor.detach().cpu().numpy(), dtype=np.float32)
+
+
+def _stack(layers: Any, attr: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The ``attr`` of every layer of ``layers`` stacked (``shape``: one layer's, for none)."""
+    arrays = [_array(getattr(m, attr)) for m in layers]
+    return np.ascontiguousarray(np.stack(arrays)) if arrays else np.zeros((0, *shape), dtype=np.float32)
+
+
+def export_conv(net: Any) -> ConvWeights:
+    """The :class:`ConvWeights` of a ``ConvNet``, read once from its parameters."""
+    c, k = net.conv_in.out_channels, net.kernel
+    return ConvWeights(
+        dims=np.array([net.extras, net.one_hot_max, k], dtype=np.int64),
+        per_hole=np.array([net.per_hole], dtype=np.float32),
+        in_w=_array(net.conv_in.weight),
+        in_b=_array(net.conv_in.bias),
+        a_w=_stack(net.conv_a, "weight", (c, c, k)),
+        a_b=_stack(net.conv_a, "bias", (c,)),
+        ctx_w=_stack(net.context, "weight", (c, c)),
+        ctx_b=_stack(net.context, "bias", (c,)),
+        b_w=_stack(net.conv_b, "weight", (c, c, k)),
+        b_b=_stack(net.conv_b, "bias", (c,)),
+        policy_w=_array(net.policy_head.weight).reshape(-1),
+        policy_b=_array(net.policy_head.bias),
+        hidden_w=_array(net.value_hidden.weight),
+        hidden_b=_array(net.value_hidden.bias),
+        value_w=_array(net.value_head.weight).reshape(-1),
+        value_b=_array(net.value_head.bias),
+    )
+
+
+@njit(cache=True)
+def circular_conv(x, w, b, out):
+    """``out[o, i] = b[o] + sum over c, t of w[o, c, t] * x[c, (i + t - k // 2) mod cells]``
+    (torch's ``Conv1d`` with circular padding); zero inputs skipped."""
+    channels_out, channels_in, k = w.shape
+    cells = x.shape[1]
+    half = k // 2
+    for o in range(channels_out):
+        out[o, :] = b[o]
+    for c in range(channels_in):
+        for j in range(cells):
+            xj = x[c, j]
+            if xj == 0:
+                continue
+            for t in range(k):
+                i = (j - t + half) % cells  # the output hole that reads hole j through tap t
+                for o in range(channels_out):
+                    out[o, i] += w[o, c, t] * xj
+
+
+@njit(cache=True)
+def input_channels(row, wt, cells):
+    """``(in_channels, cells)``: ``ConvNet.features`` of one view and its view's ``rest``."""
+    extras, top = wt.dims[0], wt.dims[1]
+    rest = np.empty(extras, dtype=np.float32)
+    for e in range(extras):
+        rest[e] = row[cells + e] / (wt.per_hole[0] * cells) if e < CAPTURED else row[cells + e]
+    x = np.zeros((2 + top + 1 + extras, cells), dtype=np.float32)
+    for i in range(cells):
+        x[0, i] = row[i] / wt.per_hole[0]
+        x[1 + min(max(int(np.rint(row[i])), 0), top), i] = 1.0
+        x[2 + top, i] = 1.0 if i < cells // 2 else 0.0
+        for e in range(extras):
+            x[3 + top + e, i] = rest[e]
+    return x, rest
+
+
+@njit(cache=True)
+def relu2(v):
+    """``v = max(v, 0)`` in place (2-D)."""
+    for i in range(v.shape[0]):
+        for j in range(v.shape[1]):
+            if v[i, j] < 0:
+                v[i, j] = 0
+
+
+@njit(cache=True)
+def conv_trunk(x, wt):
+    """The trunk's ``(C, cells)`` features of the input channels ``x``."""
+    c, cells = wt.in_b.shape[0], x.shape[1]
+    h = np.empty((c, cells), dtype=np.float32)
+    circular_conv(x, wt.in_w, wt.in_b, h)
+    relu2(h)
+    y, z = np.empty((c, cells), dtype=np.float32), np.empty((c, cells), dtype=np.float32)
+    for blk in range(wt.a_w.shape[0]):
+        circular_conv(h, wt.a_w[blk], wt.a_b[blk], y)
+        relu2(y)
+        mean = np.zeros(c, dtype=np.float32)
+        for ch in range(c):
+            mean[ch] = y[ch].sum() / cells
+        for o in range(c):
+            add = wt.ctx_b[blk, o] + (wt.ctx_w[blk, o] * mean).sum()
+            y[o, :] += add
+        circular_conv(y, wt.b_w[blk], wt.b_b[blk], z)
+        h += z
+        relu2(h)
+    return h
+
+
+@njit(cache=True)
+def conv_forward_row(row, wt, logits, value):
+    """One raw-count view ``row`` into ``logits`` (its first ``n`` entries) and ``value[0]``."""
+    cells = row.shape[0] - wt.dims[0]
+    x, rest = input_channels(row, wt, cells)
+    h = conv_trunk(x, wt)
+    c = h.shape[0]
+    for i in range(cells // 2):
+        logits[i] = wt.policy_b[0] + (wt.policy_w * h[:, i]).sum()
+    pooled = np.empty(2 * c + rest.shape[0], dtype=np.float32)
+    for ch in range(c):
+        pooled[ch] = h[ch].sum() / cells
+        pooled[c + ch] = h[ch].max()
+    pooled[2 * c :] = rest
+    total = wt.value_b[0]
+    for j in range(wt.hidden_b.shape[0]):
+        z = wt.hidden_b[j] + (wt.hidden_w[j] * pooled).sum()
+        if z > 0:
+            total += wt.value_w[j] * z
+    value[0] = np.tanh(total)
+
+
+@njit(cache=True)
+def conv_forward_batch(obs, wt, logits, values):
+    """:func:`conv_forward_row` for the rows of ``obs`` (``logits``: ``(rows, n)``)."""
+    row_logits = np.empty(logits.shape[1], dtype=np.float32)
+    value = np.empty(1, dtype=np.float32)
+    for r in range(obs.shape[0]):
+        conv_forward_row(obs[r], wt, row_logits, value)
+        logits[r, :] = row_logits
+        values[r] = value[0]
+
+
+class ConvEvaluator:
+    """An evaluator (``obs -> (logits, values)``, ``float32``) running :func:`conv_forward_batch`
+    on exported ``weights``."""
+
+    def __init__(self, weights: ConvWeights):
+        self.weights = weights
+
+    def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        holes = (obs.shape[1] - int(self.weights.dims[0])) // 2
+        logits = np.empty((len(obs), holes), dtype=np.float32)
+        values = np.empty(len(obs), dtype=np.float32)
+        conv_forward_batch(obs, self.weights, logits, values)
+        return logits, values
