@@ -8,8 +8,9 @@ k//2`` of the one below, modulo ``2n``), the blocks' global context, the policy 
 Only the order of the additions differs from torch: the outputs agree within float tolerance.
 The number of holes is read from each row's width, as in torch.
 
-The search calls it once a simulation from Python (:class:`ConvEvaluator` is a plain evaluator),
-not from inside the compiled search as the MLP's :class:`~.numba_forward.NumbaEvaluator`.
+Like the MLP's pass, it runs inside the compiled search (:class:`ConvEvaluator` is a
+:class:`~.numba_forward.NumbaEvaluator` whose ``kernel`` is :func:`conv_forward_batch`), so a
+simulation never returns to Python.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.agents.alphazero.conv_net import CAPTURED
+from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator
 
 
 class ConvWeights(NamedTuple):
@@ -180,17 +182,12 @@ def conv_forward_batch(obs, wt, logits, values):
         values[r] = value[0]
 
 
-class ConvEvaluator:
-    """An evaluator (``obs -> (logits, values)``, ``float32``) running :func:`conv_forward_batch`
-    on exported ``weights``."""
+class ConvEvaluator(NumbaEvaluator):
+    """A :class:`~.numba_forward.NumbaEvaluator` running :func:`conv_forward_batch` on exported
+    :class:`ConvWeights` (also from inside the compiled search)."""
 
-    def __init__(self, weights: ConvWeights):
-        self.weights = weights
+    kernel = staticmethod(conv_forward_batch)
 
-    def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        holes = (obs.shape[1] - int(self.weights.dims[0])) // 2
-        logits = np.empty((len(obs), holes), dtype=np.float32)
-        values = np.empty(len(obs), dtype=np.float32)
-        conv_forward_batch(obs, self.weights, logits, values)
-        return logits, values
+    def holes(self, obs: np.ndarray) -> int:
+        """The holes a row of the input rows ``obs``: read from their width."""
+        return (obs.shape[1] - int(self.weights.dims[0])) // 2

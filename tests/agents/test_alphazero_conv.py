@@ -21,7 +21,7 @@ from mancala_envs.agents.alphazero.network import (
     validate_az_config,
 )
 from mancala_envs.agents.alphazero.numba_conv import ConvEvaluator
-from mancala_envs.agents.alphazero.numba_forward import numba_evaluator
+from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator, numba_evaluator
 from mancala_envs.agents.alphazero.search import network_inputs
 from mancala_envs.agents.registry import make_agent
 
@@ -182,3 +182,4 @@ def test_the_agent_searches_with_the_conv_network():
     numba_agent = AZAgent(network=net, config=config, sims=16, forward="numba")
     states = positions(game, k=4)
     assert (torch_agent.act_batch(game, states) == numba_agent.act_batch(game, states)).all()
+    assert isinstance(numba_agent.evaluator(game), NumbaEvaluator)  # inside the compiled search
