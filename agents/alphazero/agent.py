@@ -186,9 +186,12 @@ class AZAgent(NetworkAgent):
         net = self.model(game)[0]
         if self.forward == "numba":
             if id(net) not in self._compiled:
+                from mancala_envs.agents.alphazero.conv_net import KIND as CONV_KIND
+                from mancala_envs.agents.alphazero.numba_conv import conv_evaluator
                 from mancala_envs.agents.alphazero.numba_forward import numba_evaluator
 
-                self._compiled[id(net)] = numba_evaluator(net)
+                compiled = conv_evaluator if getattr(net, "kind", None) == CONV_KIND else numba_evaluator
+                self._compiled[id(net)] = compiled(net)
             return self._compiled[id(net)]
         from mancala_envs.agents.alphazero.network import torch_evaluator
 

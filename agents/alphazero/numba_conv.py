@@ -191,3 +191,8 @@ class ConvEvaluator(NumbaEvaluator):
     def holes(self, obs: np.ndarray) -> int:
         """The holes a row of the input rows ``obs``: read from their width."""
         return (obs.shape[1] - int(self.weights.dims[0])) // 2
+
+
+def conv_evaluator(net: Any) -> ConvEvaluator:
+    """The torch-free evaluator of a ``ConvNet`` (its weights exported once)."""
+    return ConvEvaluator(export_conv(net))

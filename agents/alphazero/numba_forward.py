@@ -400,11 +400,7 @@ class NumbaEvaluator:
         return logits, values
 
 
-def numba_evaluator(net: Any) -> Any:
-    """The torch-free evaluator of an ``AZNet`` (its weights exported once), or of a
-    width-independent ``ConvNet`` (:class:`~mancala_envs.agents.alphazero.numba_conv.ConvEvaluator`)."""
-    if getattr(net, "kind", None) == "conv1d":
-        from mancala_envs.agents.alphazero.numba_conv import ConvEvaluator, export_conv
-
-        return ConvEvaluator(export_conv(net))
+def numba_evaluator(net: Any) -> NumbaEvaluator:
+    """The torch-free evaluator of an ``AZNet`` (its weights exported once; a width-independent
+    network's is :func:`~mancala_envs.agents.alphazero.numba_conv.conv_evaluator`)."""
     return NumbaEvaluator(export_weights(net))

@@ -20,8 +20,8 @@ from mancala_envs.agents.alphazero.network import (
     torch_evaluator,
     validate_az_config,
 )
-from mancala_envs.agents.alphazero.numba_conv import ConvEvaluator
-from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator, numba_evaluator
+from mancala_envs.agents.alphazero.numba_conv import ConvEvaluator, conv_evaluator
+from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator
 from mancala_envs.agents.alphazero.search import network_inputs
 from mancala_envs.agents.registry import make_agent
 
@@ -107,7 +107,7 @@ def test_compiled_forward_gives_the_torch_outputs(game, blocks, kernel):
     net = random_net(en_dodoi(6) if game.name == "en_dodoi" else game, blocks=blocks, kernel=kernel)
     x = network_inputs(game, positions(game), 0)
     logits, values = torch_evaluator(net)(x)
-    evaluator = numba_evaluator(net)
+    evaluator = conv_evaluator(net)
     assert isinstance(evaluator, ConvEvaluator)
     fast_logits, fast_values = evaluator(x)
     assert np.abs(values).max() < 0.99  # not saturated: the comparison means something
