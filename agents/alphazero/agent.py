@@ -4,7 +4,8 @@
 
 A network trained by ``training/train_alphazero.py`` (files of :mod:`mancala_envs.agents.alphazero.network`;
 with no path,
-the shipped model of the game being played, ``models/az_<game>.json``) guides a Gumbel MuZero
+the shipped model of the game being played, ``models/az_<game>.json``; a width-independent
+model plays every ``holes_per_row`` its file's ``widths`` lists) guides a Gumbel MuZero
 search (:mod:`mancala_envs.agents.alphazero.search`) of ``sims`` simulations per move (default
 :data:`DEFAULT_SIMS`). ``sims=0`` plays the network alone: the most likely legal move, or, with
 ``temperature`` T > 0, a draw from ``softmax(logits / T)``. With a search, ``temperature`` scales
