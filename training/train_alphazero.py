@@ -244,7 +244,9 @@ def exact_table(a: Args, game: Game | None = None) -> Any:
 
 def initial_network(a: Args) -> Any:
     """The network of ``--init-from`` (``ValueError`` unless it is an az model of this run's game
-    and network shape, or of that shape without the reply encoder); None without the flag."""
+    and network shape, or of that shape without the reply encoder; a width-independent network
+    of any widths of the game: per-width fine-tuning of a model of all widths); None without the
+    flag."""
     if a.init_from is None:
         return None
     try:
@@ -254,7 +256,8 @@ def initial_network(a: Args) -> Any:
     want = net_config(a, make_game(a))
     if a.replies and "replies" not in saved.get("network", {}):
         want["network"].pop("replies")  # a one-ply model: the reply encoder starts afresh
-    differ = [k for k in want if saved.get(k) != want[k]]
+    keys = ("game", "network") if a.network == CONV_KIND else tuple(want)  # conv: any widths
+    differ = [k for k in keys if saved.get(k) != want[k]]
     if differ:
         raise ValueError(
             f"--init-from {a.init_from}: a model of another game or network (its {', '.join(differ)} differ)"

@@ -372,6 +372,14 @@ def test_one_network_learns_every_width_together(tmp_path, capsys):
     eight = get_game("en_dodoi", holes_per_row=8)
     with pytest.raises(ValueError, match=r"En Dodoi \(6, 7 holes\), not En Dodoi \(8 holes\)"):
         make_agent(f"az:path={run / 'az.json'}").act(eight, eight.initial_state())
+    # per-width fine-tuning: a run of one width starts from the model of both
+    tuned = tmp_path / "tuned"
+    argv = [*WIDE, "--holes-per-row", "7", "--total-positions", "256", "--init-from", str(run / "az.json")]
+    assert train_main([*argv, "--out", str(tuned)]) == 0
+    assert "starting the network from" in capsys.readouterr().out
+    assert "widths" not in json.loads((tuned / "az.json").read_text())
+    assert train_main([*argv, "--channels", "16", "--out", str(tmp_path / "other")]) == 2
+    assert "network differ" in capsys.readouterr().err
 
 
 def test_every_width_takes_its_own_table(tmp_path, capsys):
