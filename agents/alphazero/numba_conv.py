@@ -26,14 +26,15 @@ from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator
 
 class ConvWeights(NamedTuple):
     """A :class:`ConvNet`'s weights as ``float32`` arrays; ``dims``: ``[extras, one_hot_max,
-    kernel]``; ``per_hole``: the seeds a hole at the start. Convolutions are ``(out, in, k)``, the
-    blocks' stacked on a first axis; linear layers ``(out, in)`` as in torch."""
+    kernel]``; ``per_hole``: the seeds a hole at the start. Convolutions are stored ``(in, k,
+    out)`` (torch's ``(out, in, k)`` transposed: the outputs of one input and tap are contiguous),
+    the blocks' stacked on a first axis; linear layers ``(out, in)`` as in torch."""
 
     dims: np.ndarray  # int64 (3,)
     per_hole: np.ndarray  # float32 (1,)
     in_w: np.ndarray
     in_b: np.ndarray
-    a_w: np.ndarray  # (blocks, C, C, k)
+    a_w: np.ndarray  # (blocks, C, k, C)
     a_b: np.ndarray  # (blocks, C)
     ctx_w: np.ndarray  # (blocks, C, C)
     ctx_b: np.ndarray
@@ -51,9 +52,18 @@ def _array(tensor: Any) -> np.ndarray:
     return np.ascontiguousarray(tensor.detach().cpu().numpy(), dtype=np.float32)
 
 
+def _conv(tensor: Any) -> np.ndarray:
+    """A convolution's weights ``(out, in, k)`` as ``(in, k, out)``."""
+    return np.ascontiguousarray(_array(tensor).transpose(1, 2, 0))
+
+
 def _stack(layers: Any, attr: str, shape: tuple[int, ...]) -> np.ndarray:
-    """The ``attr`` of every layer of ``layers`` stacked (``shape``: one layer's, for none)."""
-    arrays = [_array(getattr(m, attr)) for m in layers]
+    """The ``attr`` of every layer of ``layers`` stacked (``shape``: one layer's, for none),
+    convolution weights transposed (:func:`_conv`)."""
+    arrays = [
+        _conv(m.weight) if attr == "weight" and m.weight.dim() == 3 else _array(getattr(m, attr))
+        for m in layers
+    ]
     return np.ascontiguousarray(np.stack(arrays)) if arrays else np.zeros((0, *shape), dtype=np.float32)
 
 
@@ -63,7 +73,7 @@ def export_conv(net: Any) -> ConvWeights:
     return ConvWeights(
         dims=np.array([net.extras, net.one_hot_max, k], dtype=np.int64),
         per_hole=np.array([net.per_hole], dtype=np.float32),
-        in_w=_array(net.conv_in.weight),
+        in_w=_conv(net.conv_in.weight),
         in_b=_array(net.conv_in.bias),
         a_w=_stack(net.conv_a, "weight", (c, c, k)),
         a_b=_stack(net.conv_a, "bias", (c,)),
@@ -82,38 +92,39 @@ def export_conv(net: Any) -> ConvWeights:
 
 @njit(cache=True)
 def circular_conv(x, w, b, out):
-    """``out[o, i] = b[o] + sum over c, t of w[o, c, t] * x[c, (i + t - k // 2) mod cells]``
-    (torch's ``Conv1d`` with circular padding); zero inputs skipped."""
-    channels_out, channels_in, k = w.shape
-    cells = x.shape[1]
+    """``out[i, o] = b[o] + sum over c, t of w[c, t, o] * x[(i + t - k // 2) mod cells, c]``
+    (torch's ``Conv1d`` with circular padding; ``x``, ``out``: ``(cells, channels)``); zero
+    inputs skipped."""
+    channels_in, k, channels_out = w.shape
+    cells = x.shape[0]
     half = k // 2
-    for o in range(channels_out):
-        out[o, :] = b[o]
-    for c in range(channels_in):
-        for j in range(cells):
-            xj = x[c, j]
+    for i in range(cells):
+        out[i, :] = b
+    for j in range(cells):
+        for c in range(channels_in):
+            xj = x[j, c]
             if xj == 0:
                 continue
             for t in range(k):
                 i = (j - t + half) % cells  # the output hole that reads hole j through tap t
                 for o in range(channels_out):
-                    out[o, i] += w[o, c, t] * xj
+                    out[i, o] += w[c, t, o] * xj
 
 
 @njit(cache=True)
 def input_channels(row, wt, cells):
-    """``(in_channels, cells)``: ``ConvNet.features`` of one view and its view's ``rest``."""
+    """``(cells, in_channels)``: ``ConvNet.features`` of one view (transposed), and the view's
+    ``rest`` (the entries after the holes, captured seeds scaled)."""
     extras, top = wt.dims[0], wt.dims[1]
     rest = np.empty(extras, dtype=np.float32)
     for e in range(extras):
         rest[e] = row[cells + e] / (wt.per_hole[0] * cells) if e < CAPTURED else row[cells + e]
-    x = np.zeros((2 + top + 1 + extras, cells), dtype=np.float32)
+    x = np.zeros((cells, 2 + top + 1 + extras), dtype=np.float32)
     for i in range(cells):
-        x[0, i] = row[i] / wt.per_hole[0]
-        x[1 + min(max(int(np.rint(row[i])), 0), top), i] = 1.0
-        x[2 + top, i] = 1.0 if i < cells // 2 else 0.0
-        for e in range(extras):
-            x[3 + top + e, i] = rest[e]
+        x[i, 0] = row[i] / wt.per_hole[0]
+        x[i, 1 + min(max(int(np.rint(row[i])), 0), top)] = 1.0
+        x[i, 2 + top] = 1.0 if i < cells // 2 else 0.0
+        x[i, 3 + top :] = rest
     return x, rest
 
 
@@ -128,21 +139,23 @@ def relu2(v):
 
 @njit(cache=True)
 def conv_trunk(x, wt):
-    """The trunk's ``(C, cells)`` features of the input channels ``x``."""
-    c, cells = wt.in_b.shape[0], x.shape[1]
-    h = np.empty((c, cells), dtype=np.float32)
+    """The trunk's ``(cells, C)`` features of the input channels ``x`` (``(cells, in)``)."""
+    c, cells = wt.in_b.shape[0], x.shape[0]
+    h = np.empty((cells, c), dtype=np.float32)
     circular_conv(x, wt.in_w, wt.in_b, h)
     relu2(h)
-    y, z = np.empty((c, cells), dtype=np.float32), np.empty((c, cells), dtype=np.float32)
+    y, z = np.empty((cells, c), dtype=np.float32), np.empty((cells, c), dtype=np.float32)
+    mean = np.empty(c, dtype=np.float32)
     for blk in range(wt.a_w.shape[0]):
         circular_conv(h, wt.a_w[blk], wt.a_b[blk], y)
         relu2(y)
-        mean = np.zeros(c, dtype=np.float32)
-        for ch in range(c):
-            mean[ch] = y[ch].sum() / cells
+        mean[:] = 0
+        for i in range(cells):
+            mean += y[i]
+        mean /= cells
         for o in range(c):
             add = wt.ctx_b[blk, o] + (wt.ctx_w[blk, o] * mean).sum()
-            y[o, :] += add
+            y[:, o] += add
         circular_conv(y, wt.b_w[blk], wt.b_b[blk], z)
         h += z
         relu2(h)
@@ -155,13 +168,16 @@ def conv_forward_row(row, wt, logits, value):
     cells = row.shape[0] - wt.dims[0]
     x, rest = input_channels(row, wt, cells)
     h = conv_trunk(x, wt)
-    c = h.shape[0]
+    c = h.shape[1]
     for i in range(cells // 2):
-        logits[i] = wt.policy_b[0] + (wt.policy_w * h[:, i]).sum()
-    pooled = np.empty(2 * c + rest.shape[0], dtype=np.float32)
-    for ch in range(c):
-        pooled[ch] = h[ch].sum() / cells
-        pooled[c + ch] = h[ch].max()
+        logits[i] = wt.policy_b[0] + (wt.policy_w * h[i]).sum()
+    pooled = np.zeros(2 * c + rest.shape[0], dtype=np.float32)
+    pooled[c : 2 * c] = h[0]
+    for i in range(cells):
+        for ch in range(c):
+            pooled[ch] += h[i, ch]
+            pooled[c + ch] = max(pooled[c + ch], h[i, ch])
+    pooled[:c] /= cells
     pooled[2 * c :] = rest
     total = wt.value_b[0]
     for j in range(wt.hidden_b.shape[0]):
