@@ -214,8 +214,7 @@ def check_widths(a: Args) -> None:
         raise ValueError("--widths needs the width-independent network: --network conv1d")
     if len(set(a.widths)) != len(a.widths) or a.game_params.get("holes_per_row") not in a.widths:
         raise ValueError(f"--widths must be distinct and hold --holes-per-row, got {a.widths}")
-    for game in run_games(a):  # ValueError: a width the game does not have
-        del game
+    run_games(a)  # ValueError: a width the game does not have
 
 
 def run_games(a: Args) -> list[Game]:

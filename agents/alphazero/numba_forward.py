@@ -381,9 +381,8 @@ class NumbaEvaluator:
     (logits, values)``, ``float32``) running :func:`forward_batch` on exported ``weights``; the
     search sees ``weights`` and its ``kernel`` and runs its simulations in compiled code."""
 
-    kernel = staticmethod(
-        forward_batch
-    )  # (obs, weights, logits, values): the compiled pass, callable from numba
+    # (obs, weights, logits, values): the compiled pass, which the compiled search calls too
+    kernel = staticmethod(forward_batch)
 
     def __init__(self, weights: Any):
         self.weights = weights
