@@ -235,10 +235,31 @@ def config_game(config: dict[str, Any]) -> Any:
     return game
 
 
-def check_model_game(model_game: Any, game: Any, kind: str) -> None:
+def with_width(game: Any, holes_per_row: int) -> Any:
+    """``game`` with ``holes_per_row`` holes a row (its other parameters kept); ``ValueError``
+    when the game has no such parameter or not that value."""
+    if "holes_per_row" not in game.params:
+        raise ValueError(f"{game.title} has no holes_per_row parameter")
+    from mancala_envs.game import get_game
+
+    params = {**game.params, "holes_per_row": int(holes_per_row)}
+    return get_game(game.name, **params)
+
+
+def check_model_game(model_game: Any, game: Any, kind: str, widths: tuple[int, ...] = ()) -> None:
     """``ValueError`` unless a model of ``model_game`` can play ``game``: the same game and the
-    same parameters but ``max_plies`` (the holes a row of En Dodoi); the message names both
-    variants in words (:attr:`~mancala_envs.Game.title`)."""
+    same parameters but ``max_plies`` (the holes a row of En Dodoi), or with ``widths`` (a
+    width-independent model's) any of those holes a row; the message names both variants in
+    words (:attr:`~mancala_envs.Game.title`)."""
+    if widths and game.name == model_game.name and "holes_per_row" in game.params:
+        if game.holes_per_row in widths:
+            model_game = with_width(model_game, game.holes_per_row)
+        else:
+            from mancala_envs.rulesets import game_info
+
+            holes = ", ".join(map(str, widths))
+            trained = game_info(model_game.name).variant_name({**model_game.params, "holes_per_row": holes})
+            raise ValueError(f"the {kind} model is for {trained}, not {game.title}")
     if (model_game.name, model_game.variant_params) != (game.name, game.variant_params):
         raise ValueError(f"the {kind} model is for {model_game.title}, not {game.title}")
 

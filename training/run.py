@@ -336,26 +336,35 @@ class Run:
         return 0
 
 
-def evaluate_az(game: Game, net: Any, config: dict[str, Any], a: Any, n_games: int) -> list[Any]:
+def evaluate_az(
+    games: Game | Sequence[Game], net: Any, config: dict[str, Any], a: Any, n_games: int
+) -> list[Any]:
     """An AlphaZero-style network (``config``: its ``az.json`` config) as ``az`` with ``a.eval_sims``
-    simulations against ``a.eval_opponents``, and alone (sims=0) against ``a.eval_net_opponents``."""
+    simulations against ``a.eval_opponents``, and alone (sims=0) against ``a.eval_net_opponents``,
+    in ``games`` (a game, or several widths of one: the agent is then named with its width,
+    ``learner:sims=32,holes=7``)."""
     net.eval()
+    games = [games] if isinstance(games, Game) else list(games)
     results = []
-    for sims, opponents in ((a.eval_sims, a.eval_opponents), (0, a.eval_net_opponents)):
-        if opponents:
-            agent = AZAgent(network=net, config=config, sims=sims)
-            agent.name = f"learner:sims={sims}"
-            results += evaluate(game, agent, opponents, n_games, a.eval_seed, "default")
+    for game in games:
+        holes = f",holes={game.holes_per_row}" if len(games) > 1 else ""
+        for sims, opponents in ((a.eval_sims, a.eval_opponents), (0, a.eval_net_opponents)):
+            if opponents:
+                agent = AZAgent(network=net, config=config, sims=sims)
+                agent.name = f"learner:sims={sims}{holes}"
+                results += evaluate(game, agent, opponents, n_games, a.eval_seed, "default")
     return results
 
 
-def final_az_report(run: Run, net: Any, config: dict[str, Any], summary: str, title: str) -> int:
+def final_az_report(
+    run: Run, net: Any, config: dict[str, Any], summary: str, title: str, games: Sequence[Game] = ()
+) -> int:
     """The end of an AlphaZero-style run: the final evaluation of its network (``az.json``,
-    ``final_eval_games``; Ctrl-C there keeps the network) and the report (``summary`` first in
-    its notes); returns the exit status."""
+    ``final_eval_games``; Ctrl-C there keeps the network) in ``games`` (default the run's game)
+    and the report (``summary`` first in its notes); returns the exit status."""
     a, saved = run.a, run.path / "az.json"
     print(f"final evaluation: {a.final_eval_games} games against each opponent", flush=True)
-    evaluation = partial(evaluate_az, run.game, net, config, a, a.final_eval_games)
+    evaluation = partial(evaluate_az, list(games) or run.game, net, config, a, a.final_eval_games)
     results = run.final_evaluation(evaluation, f"the network is saved: {saved}")
     if results is None:
         return run.stop_status

@@ -10,6 +10,8 @@ learning, evaluation, saving: plain functions of the :class:`Learner`) and the l
 
     python -m mancala_envs.training.train_alphazero --game en_dodoi --max-minutes 60 --out runs/az_en_dodoi
     python -m mancala_envs.training.train_alphazero --resume runs/az_en_dodoi --max-minutes 90
+    python -m mancala_envs.training.train_alphazero --game en_dodoi --network conv1d --lookahead 0 \
+        --widths 6 7 8 9 10 --out runs/az_en_dodoi-all        # one network for every width
     mancala train-az ...                                   # the same script
 
 Guide: docs/training/alphazero.md
@@ -33,6 +35,8 @@ import numpy as np
 import torch
 
 from mancala_envs import GAMES, Game, tablebase
+from mancala_envs.agents.alphazero.conv_net import KIND as CONV_KIND
+from mancala_envs.agents.alphazero.conv_net import conv_network
 from mancala_envs.agents.alphazero.losses import policy_value_losses
 from mancala_envs.agents.alphazero.network import (
     build_network,
@@ -45,6 +49,7 @@ from mancala_envs.agents.alphazero.network import (
 )
 from mancala_envs.agents.alphazero.search import GumbelSearch, known_results
 from mancala_envs.agents.alphazero.tree import input_width
+from mancala_envs.agents.model_files import with_width
 from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
@@ -95,6 +100,26 @@ class Args(RunArgs):
     init_from: str | None = field(
         default=None, metadata={"help": "a new run's starting network: an az model's az.json"}
     )
+    network: str = field(
+        default="mlp",
+        metadata={
+            "help": "mlp: a network of one width; conv1d: width-independent (needs --lookahead 0)",
+            "choices": ["mlp", CONV_KIND],
+            "resumed_default": "mlp",
+        },
+    )
+    widths: list[int] = field(
+        default_factory=list,
+        metadata={
+            "help": "holes a row to train together, one network for all (--network conv1d; each"
+            " width plays --games games; none: the game's own)",
+            "resumed_default": [],
+        },
+    )
+    channels: int = field(default=32, metadata={"help": "conv1d: channels of every hole"})
+    blocks: int = field(default=3, metadata={"help": "conv1d: residual blocks"})
+    kernel: int = field(default=5, metadata={"help": "conv1d: holes a convolution reads (odd)"})
+    value_hidden: int = field(default=64, metadata={"help": "conv1d: the value head's hidden layer"})
     hidden: list[int] = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layers"})
     one_hot_max: int = field(default=20, metadata={"help": "one-hot seed counts 0..N in the input"})
     lookahead: int = field(
@@ -145,6 +170,8 @@ def resolve_args(argv: list[str] | None = None) -> Args:
     """Dataclass defaults < command line (or the run's config.json < RESUMABLE flags)."""
     description = "Train an AlphaZero-style agent (training/train_alphazero.py)."
     args = parse_run_args(Args, "mancala train-az", description, argv, RESUMABLE)
+    if args.widths and "holes_per_row" not in args.game_params:  # the run's game: its first width
+        args.game_params = {**args.game_params, "holes_per_row": args.widths[0]}
     check_args(args)
     return args
 
@@ -153,10 +180,11 @@ def check_args(a: Args) -> None:
     """``ValueError`` naming the first bad argument (before anything is built or played)."""
     positive = ("total_positions", "games", "sims", "max_considered", "train_openings", "one_hot_max")
     positive += ("batch_size", "replay_size", "moves_per_iteration", "eval_every", "torch_threads")
+    positive += ("channels", "kernel", "value_hidden")
     check_each(a, (*positive, "eval_sims"), lambda v: v >= 1, ">= 1")
     check_each(a, ("learning_rate", "sample_reuse", "obs_scale"), lambda v: v > 0, "positive")
     non_negative = ("weight_decay", "value_weight", "gumbel_scale", "c_visit", "c_scale", "min_replay")
-    non_negative += ("lookahead", "replies")
+    non_negative += ("lookahead", "replies", "blocks")
     check_each(a, non_negative, lambda v: v >= 0, ">= 0")
     check_each(a, ("opening_share",), lambda v: 0 <= v <= 1, "in [0, 1]")
     if a.max_minutes is not None and not a.max_minutes > 0:
@@ -166,35 +194,69 @@ def check_args(a: Args) -> None:
     if not a.hidden or min(a.hidden) < 1:
         raise ValueError(f"--hidden must be positive layer widths, got {a.hidden}")
     check_evaluation_args(a, [*a.eval_opponents, *a.eval_net_opponents])
+    check_widths(a)
     if a.resume is None:
         initial_network(a)  # a bad --init-from fails before the run folder is made
-        exact_table(a)  # and a bad --tablebase
+        for game in run_games(a):
+            exact_table(a, game)  # and a bad --tablebase
 
 
-def exact_table(a: Args) -> Any:
-    """The table of ``--tablebase`` (``ValueError`` unless a complete table of this run's game),
-    None without the flag."""
+def check_widths(a: Args) -> None:
+    """``ValueError`` for a width-independent network with a lookahead, or ``--widths`` without
+    one, repeated, not of the game, or without the run's own width."""
+    if a.network == CONV_KIND and (a.lookahead or a.replies):
+        raise ValueError("--network conv1d reads the raw counts: give --lookahead 0 (and no --replies)")
+    if a.network == CONV_KIND and a.kernel % 2 == 0:
+        raise ValueError(f"--kernel must be odd, got {a.kernel}")
+    if not a.widths:
+        return
+    if a.network != CONV_KIND:
+        raise ValueError("--widths needs the width-independent network: --network conv1d")
+    if len(set(a.widths)) != len(a.widths) or a.game_params.get("holes_per_row") not in a.widths:
+        raise ValueError(f"--widths must be distinct and hold --holes-per-row, got {a.widths}")
+    run_games(a)  # ValueError: a width the game does not have
+
+
+def run_games(a: Args) -> list[Game]:
+    """The games a run trains on: one per ``--widths`` entry, else the run's game."""
+    game = make_game(a)
+    return [with_width(game, w) for w in a.widths] if a.widths else [game]
+
+
+def exact_table(a: Args, game: Game | None = None) -> Any:
+    """The table of ``--tablebase`` for ``game`` (default the run's; ``ValueError`` unless a
+    complete table of it), None without the flag. With ``--widths``, the path holds
+    ``{variant}`` (``tables/{variant}``), filled with each width's variant (``en_dodoi_7``)."""
     if a.tablebase is None:
         return None
+    game = game or make_game(a)
+    if a.widths and "{variant}" not in a.tablebase:
+        raise ValueError(
+            f"--tablebase {a.tablebase}: with --widths, name each width's table with {{variant}}"
+        )
+    path = a.tablebase.replace("{variant}", game.variant)
     try:
-        return tablebase.load(a.tablebase, make_game(a))
+        return tablebase.load(path, game)
     except (OSError, ValueError) as e:
-        raise ValueError(f"--tablebase {a.tablebase}: not a table of this game ({e})") from None
+        raise ValueError(f"--tablebase {path}: not a table of {game.title} ({e})") from None
 
 
 def initial_network(a: Args) -> Any:
     """The network of ``--init-from`` (``ValueError`` unless it is an az model of this run's game
-    and network shape, or of that shape without the reply encoder); None without the flag."""
+    and network shape, or of that shape without the reply encoder; a width-independent network
+    of any widths of the game: per-width fine-tuning of a model of all widths); None without the
+    flag."""
     if a.init_from is None:
         return None
     try:
         net, saved = load_network(a.init_from)
     except (OSError, ValueError) as e:
         raise ValueError(f"--init-from {a.init_from}: not an az model ({e})") from None
-    want = network_config(make_game(a), a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
+    want = net_config(a, make_game(a))
     if a.replies and "replies" not in saved.get("network", {}):
         want["network"].pop("replies")  # a one-ply model: the reply encoder starts afresh
-    differ = [k for k in want if saved.get(k) != want[k]]
+    keys = ("game", "network") if a.network == CONV_KIND else tuple(want)  # conv: any widths
+    differ = [k for k in keys if saved.get(k) != want[k]]
     if differ:
         raise ValueError(
             f"--init-from {a.init_from}: a model of another game or network (its {', '.join(differ)} differ)"
@@ -323,15 +385,23 @@ class SelfPlay:
         self.new_game(i)
 
 
-def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Generator, device: str) -> dict:
-    """One AdamW step on a minibatch of the buffer; returns the losses."""
-    obs, mask, policy, value = (torch.from_numpy(x).to(device) for x in replay.sample(rng, a.batch_size))
-    policy_loss, value_loss = policy_value_losses(net, obs, mask, policy, value)
+def learn(
+    net: Any, optimizer: Any, replays: list[Replay], a: Args, rng: np.random.Generator, device: str
+) -> dict:
+    """One AdamW step on a minibatch of the buffers (with several widths, an equal share of
+    ``batch_size`` from each, their losses averaged); returns the losses."""
+    share = max(1, a.batch_size // len(replays))
+    policy_loss = value_loss = entropy = torch.zeros((), device=device)
+    for replay in replays:
+        obs, mask, policy, value = (torch.from_numpy(x).to(device) for x in replay.sample(rng, share))
+        losses = policy_value_losses(net, obs, mask, policy, value)
+        policy_loss = policy_loss + losses[0] / len(replays)
+        value_loss = value_loss + losses[1] / len(replays)
+        entropy = entropy - (policy * torch.log(policy.clamp_min(1e-12))).sum(1).mean() / len(replays)
     loss = policy_loss + a.value_weight * value_loss
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     optimizer.step()
-    entropy = -(policy * torch.log(policy.clamp_min(1e-12))).sum(1).mean()
     return {
         "loss_policy": policy_loss.item(),
         "loss_value": value_loss.item(),
@@ -341,19 +411,33 @@ def learn(net: Any, optimizer: Any, replay: Replay, a: Args, rng: np.random.Gene
 
 @dataclass
 class Learner:
-    """What the loop trains and how far it is: the network, its optimizer, the replay buffer, the
-    self-play positions searched and the updates made."""
+    """What the loop trains and how far it is: the network, its optimizer, the replay buffers (one
+    per width), the self-play positions searched and the updates made."""
 
     net: Any
     optimizer: Any
-    replay: Replay
+    replays: list[Replay]
     positions: int = 0
     updates: int = 0
 
 
+def replay_file(run: Run, game: Game, games: list[Game]) -> Path:
+    """``replay.npz``, or with several widths one buffer a width: ``replay_<variant>.npz``."""
+    return run.path / ("replay.npz" if len(games) == 1 else f"replay_{game.variant}.npz")
+
+
+def net_config(a: Args, game: Game) -> dict[str, Any]:
+    """The network part of the model's config: the MLP, or the width-independent network with the
+    ``--widths`` it plays."""
+    if a.network == CONV_KIND:
+        conv = conv_network(a.channels, a.blocks, a.kernel, a.one_hot_max, a.value_hidden)
+        return network_config(game, a.hidden, a.one_hot_max, a.obs_scale, conv=conv, widths=a.widths)
+    return network_config(game, a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
+
+
 def model_config(a: Args, run: Run, positions: int, updates: int) -> dict[str, Any]:
     """``az.json``'s config: the network, the search it was trained for, the training so far."""
-    config = network_config(run.game, a.hidden, a.one_hot_max, a.obs_scale, a.lookahead, a.replies)
+    config = net_config(a, run.game)
     search = {k: getattr(a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")}
     trained = {"positions": positions, "updates": updates, "minutes": round(run.minutes(), 2)}
     if a.init_from is not None:
@@ -363,16 +447,18 @@ def model_config(a: Args, run: Run, positions: int, updates: int) -> dict[str, A
     return {**config, "search": search, "trained": {**trained, "command": run.command, "git": git_revision()}}
 
 
-def new_learner(a: Args, run: Run) -> Learner:
-    """The network, optimizer and buffer: a resumed run's checkpoint and buffer, else a fresh
-    network (``--init-from``'s layers where given)."""
+def new_learner(a: Args, run: Run, games: list[Game]) -> Learner:
+    """The network, optimizer and buffers (one per game): a resumed run's checkpoint and buffers,
+    else a fresh network (``--init-from``'s layers where given)."""
     positions, updates = int(run.state.get("positions", 0)), int(run.state.get("updates", 0))
     net = build_network(model_config(a, run, positions, updates)).to(run.device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=a.learning_rate, weight_decay=a.weight_decay)
-    replay = Replay(run.game, a.replay_size, input_plies(a.lookahead, a.replies))
+    size, plies = max(1, a.replay_size // len(games)), input_plies(a.lookahead, a.replies)
+    replays = [Replay(game, size, plies) for game in games]
     if run.state and (run.path / "checkpoint.pt").is_file():
         run.read_checkpoint(net=net, optimizer=optimizer)
-        replay.load(run.path / "replay.npz")
+        for game, replay in zip(games, replays, strict=True):
+            replay.load(replay_file(run, game, games))
         run.history = [e for e in run.history if e["step"] <= positions]
         print(f"resuming {run.path} at {positions} positions ({run.minutes():.1f} min)", flush=True)
     elif a.init_from is not None:
@@ -380,44 +466,48 @@ def new_learner(a: Args, run: Run) -> Learner:
         print(f"starting the network from {a.init_from}", flush=True)
     elif run.resuming:
         print(f"{run.path} has no checkpoint yet: starting it from scratch", flush=True)
-    return Learner(net, optimizer, replay, positions, updates)
+    return Learner(net, optimizer, replays, positions, updates)
 
 
-def self_play(a: Args, selfplay: SelfPlay, learner: Learner) -> dict[str, Any]:
-    """``moves_per_iteration`` moves of every game into the buffer; returns their throughput."""
-    t0, evals0 = time.perf_counter(), selfplay.search.evaluations
+def self_play(a: Args, selfplays: list[SelfPlay], learner: Learner) -> dict[str, Any]:
+    """``moves_per_iteration`` moves of every game of every width into its buffer; returns their
+    throughput."""
+    t0, evals0 = time.perf_counter(), sum(sp.search.evaluations for sp in selfplays)
     learner.net.eval()
     for _ in range(a.moves_per_iteration):
-        learner.positions += selfplay.step(learner.replay)
-        interrupts.check()
+        for selfplay, replay in zip(selfplays, learner.replays, strict=True):
+            learner.positions += selfplay.step(replay)
+            interrupts.check()
     seconds = time.perf_counter() - t0
     return {
-        "positions_per_second": a.games * a.moves_per_iteration / seconds,
-        "evaluations_per_second": (selfplay.search.evaluations - evals0) / seconds,
-        "finished_games": selfplay.finished_games,
+        "positions_per_second": len(selfplays) * a.games * a.moves_per_iteration / seconds,
+        "evaluations_per_second": (sum(sp.search.evaluations for sp in selfplays) - evals0) / seconds,
+        "finished_games": sum(sp.finished_games for sp in selfplays),
     }
 
 
 def learn_from_replay(a: Args, learner: Learner, rng: np.random.Generator, device: str) -> dict[str, Any]:
     """``sample_reuse`` x the iteration's new positions, in minibatches (once the buffer holds
     ``min_replay``); returns the last update's losses (none: no update)."""
-    if learner.replay.size < max(a.min_replay, a.batch_size):
+    replays = learner.replays
+    if sum(r.size for r in replays) < max(a.min_replay, a.batch_size) or min(r.size for r in replays) == 0:
         return {}
     learner.net.train()
-    steps = max(1, round(a.sample_reuse * a.games * a.moves_per_iteration / a.batch_size))
+    steps = max(1, round(a.sample_reuse * len(replays) * a.games * a.moves_per_iteration / a.batch_size))
     losses: dict[str, Any] = {}
     for _ in range(steps):
-        losses = learn(learner.net, learner.optimizer, learner.replay, a, rng, device)
+        losses = learn(learner.net, learner.optimizer, replays, a, rng, device)
         learner.updates += 1
         interrupts.check()
     return losses
 
 
 def periodic_evaluation(a: Args, run: Run, learner: Learner, writer: Any) -> None:
-    """Evaluate (:func:`~mancala_envs.training.run.evaluate_az`); eval.csv, TensorBoard, the
-    learning curve."""
+    """Evaluate (:func:`~mancala_envs.training.run.evaluate_az`, every width of ``--widths``);
+    eval.csv, TensorBoard, the learning curve."""
     started, positions, updates = time.perf_counter(), learner.positions, learner.updates
-    results = evaluate_az(run.game, learner.net, model_config(a, run, positions, updates), a, a.eval_games)
+    config = model_config(a, run, positions, updates)
+    results = evaluate_az(run_games(a), learner.net, config, a, a.eval_games)
     run.log_evaluation(results, positions, writer, started, positions, updates)
 
 
@@ -425,7 +515,9 @@ def save(a: Args, run: Run, learner: Learner) -> None:
     """Network files, checkpoint and buffer first, ``state.json`` last (never ahead of them)."""
     save_network(learner.net, run.path / "az", model_config(a, run, learner.positions, learner.updates))
     run.write_checkpoint(net=learner.net, optimizer=learner.optimizer)
-    atomic_write(run.path / "replay.npz", learner.replay.to_bytes())
+    games = run_games(a)
+    for game, replay in zip(games, learner.replays, strict=True):
+        atomic_write(replay_file(run, game, games), replay.to_bytes())
     state = {"positions": learner.positions, "updates": learner.updates, "evals": run.history}
     run.save_state(state | {"wall_seconds": run.wall_seconds(), "cpu_seconds": run.cpu_seconds()})
 
@@ -440,26 +532,29 @@ def out_of_budget(a: Args, run: Run, learner: Learner) -> bool:
 def train(a: Args, argv: list[str]) -> int:
     """Run (or resume) the training described by ``a``; returns the exit status."""
     run = Run(a, "runs/az_", progress="positions", step="positions")
-    game = run.game
     torch.manual_seed(run.session_seed)
     rng = np.random.default_rng(run.session_seed)
     run.record("mancala_envs.training.train_alphazero", argv)
-    learner = new_learner(a, run)
-    suite = random_openings(game, a.train_openings, plies=(1, DEFAULT_PLIES[game.name][1]), seed=a.seed)
-    table = exact_table(a)
-    selfplay = SelfPlay(a, game, torch_evaluator(learner.net), rng, suite, table)
+    games = run_games(a)
+    learner = new_learner(a, run, games)
+    selfplays = []
+    for g in games:
+        suite = random_openings(g, a.train_openings, plies=(1, DEFAULT_PLIES[g.name][1]), seed=a.seed)
+        table = exact_table(a, g)
+        selfplays.append(SelfPlay(a, g, torch_evaluator(learner.net), rng, suite, table))
+        if table is not None:
+            print(f"value targets of {g.variant}: exact where {table!r} covers the position", flush=True)
     writer = run.summary_writer()
     budget = f"{a.total_positions} positions" + (f" or {a.max_minutes} min" if a.max_minutes else "")
-    print(f"training az on {game.name} in {run.path}: {budget}, device {run.device}", flush=True)
-    if table is not None:
-        print(f"value targets: exact where {table!r} covers the position", flush=True)
+    variants = ", ".join(g.variant for g in games)
+    print(f"training az on {variants} in {run.path}: {budget}, device {run.device}", flush=True)
     next_eval = (learner.positions // a.eval_every + 1) * a.eval_every
     try:
         with interrupts.deferred_interrupts():
             if not run.history:
                 periodic_evaluation(a, run, learner, writer)  # the untrained network: the curve's origin
             while not out_of_budget(a, run, learner):
-                row = self_play(a, selfplay, learner)
+                row = self_play(a, selfplays, learner)
                 row |= learn_from_replay(a, learner, rng, run.device)
                 row |= {"positions": learner.positions, "updates": learner.updates, "minutes": run.minutes()}
                 run.log_metrics(row, writer, learner.positions)
@@ -480,7 +575,8 @@ def train(a: Args, argv: list[str]) -> int:
         f"{learner.updates} updates: {run.minutes():.1f} min of training with its evaluations."
     )
     config = model_config(a, run, learner.positions, learner.updates)
-    return final_az_report(run, learner.net, config, summary, f"AlphaZero training report: {game.name}")
+    title = f"AlphaZero training report: {', '.join(g.variant for g in games)}"
+    return final_az_report(run, learner.net, config, summary, title, games)
 
 
 def main(argv: list[str] | None = None) -> int:

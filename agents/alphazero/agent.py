@@ -4,7 +4,8 @@
 
 A network trained by ``training/train_alphazero.py`` (files of :mod:`mancala_envs.agents.alphazero.network`;
 with no path,
-the shipped model of the game being played, ``models/az_<game>.json``) guides a Gumbel MuZero
+the shipped model of the game being played, ``models/az_<game>.json``; a width-independent
+model plays every ``holes_per_row`` its file's ``widths`` lists) guides a Gumbel MuZero
 search (:mod:`mancala_envs.agents.alphazero.search`) of ``sims`` simulations per move (default
 :data:`DEFAULT_SIMS`). ``sims=0`` plays the network alone: the most likely legal move, or, with
 ``temperature`` T > 0, a draw from ``softmax(logits / T)``. With a search, ``temperature`` scales
@@ -186,9 +187,12 @@ class AZAgent(NetworkAgent):
         net = self.model(game)[0]
         if self.forward == "numba":
             if id(net) not in self._compiled:
+                from mancala_envs.agents.alphazero.conv_net import KIND as CONV_KIND
+                from mancala_envs.agents.alphazero.numba_conv import conv_evaluator
                 from mancala_envs.agents.alphazero.numba_forward import numba_evaluator
 
-                self._compiled[id(net)] = numba_evaluator(net)
+                compiled = conv_evaluator if getattr(net, "kind", None) == CONV_KIND else numba_evaluator
+                self._compiled[id(net)] = compiled(net)
             return self._compiled[id(net)]
         from mancala_envs.agents.alphazero.network import torch_evaluator
 

@@ -37,7 +37,10 @@ third-move encoder leaves a two-ply network's play unchanged: :func:`load_first_
 (``torch.load(weights_only=True)``), and ``NAME.json``, the config that rebuilds the network:
 ``format`` (``"mancala_envs.az"``), ``version``, ``game``, ``params``, ``observation_size``,
 ``num_actions``, ``network`` (``hidden``, ``one_hot_max``, ``scale``, and ``lookahead`` and
-``replies`` and ``third`` when they are used), ``search`` (what the training used: ``sims``,
+``replies`` and ``third`` when they are used; or a width-independent network's entry, ``"kind":
+"conv1d"``: :mod:`~mancala_envs.agents.alphazero.conv_net`), ``widths`` (a width-independent
+network's: every ``holes_per_row`` it was trained for and plays; ``params`` names one of them),
+``search`` (what the training used: ``sims``,
 ``max_considered``, ``c_visit``, ``c_scale``, ``settle_decided``), ``sha256`` (the weights file's
 SHA-256, checked before they are read) and ``trained``. :func:`validate_az_config` checks every
 field, also against the game being played.
@@ -52,6 +55,8 @@ from typing import Any
 
 import numpy as np
 
+from mancala_envs.agents.alphazero.conv_net import KIND as CONV_KIND
+from mancala_envs.agents.alphazero.conv_net import ConvNet, build_conv, check_conv_network
 from mancala_envs.agents.model_files import (
     check_file_record,
     check_model_game,
@@ -59,6 +64,7 @@ from mancala_envs.agents.model_files import (
     load_pair,
     pair_paths,
     save_pair,
+    with_width,
 )
 from mancala_envs.core.batch import LOOKAHEAD_FLAGS
 from mancala_envs.infra.config_files import (
@@ -242,14 +248,22 @@ def network_config(
     lookahead: int = 0,
     replies: int = 0,
     third: int = 0,
+    conv: dict[str, Any] | None = None,
+    widths: list[int] | None = None,
 ) -> dict[str, Any]:
-    """The ``network`` entry of a config and the game's shapes (the part that rebuilds the net)."""
+    """The ``network`` entry of a config and the game's shapes (the part that rebuilds the net):
+    the MLP of ``hidden``..., or a width-independent network's entry ``conv``
+    (:func:`~mancala_envs.agents.alphazero.conv_net.conv_network`), with the ``widths`` it plays."""
     check_plies(lookahead, replies, third)
     network: dict[str, Any] = {
         "hidden": [int(h) for h in hidden],
         "one_hot_max": int(one_hot_max),
         "scale": float(scale),
     }
+    if conv is not None:
+        if lookahead:
+            raise ValueError("a width-independent network reads the counts only: lookahead must be 0")
+        network, lookahead, replies, third = dict(conv), 0, 0, 0
     if lookahead:
         network["lookahead"] = int(lookahead)
     if replies:
@@ -264,7 +278,7 @@ def network_config(
         "num_actions": game.num_actions,
         "total_seeds": game.total_seeds,
         "network": network,
-    }
+    } | ({"widths": sorted(int(w) for w in widths)} if widths else {})
 
 
 def uses_lookahead(config: dict[str, Any]) -> bool:
@@ -292,7 +306,7 @@ def engine_moves_per_evaluation(config: dict[str, Any]) -> int:
 
 
 AZ_FIELDS = ("game", "params", "observation", "observation_size", "num_actions", "total_seeds", "network")
-AZ_OPTIONAL = ("format", "version", "search", "trained", "digest", "sha256")
+AZ_OPTIONAL = ("format", "version", "search", "trained", "digest", "sha256", "widths")
 NETWORK_FIELDS, NETWORK_OPTIONAL = ("hidden", "one_hot_max", "scale"), ("lookahead", "replies", "third")
 SEARCH_FIELDS = ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")
 MAX_LAYERS, MAX_WIDTH, MAX_SEARCH = 16, 4096, 100_000
@@ -311,18 +325,23 @@ def validate_az_config(config: Any, game: Any = None) -> Any:
         need_choice(config.get("format"), "format", [FORMAT])
         need_choice(config.get("version"), "version", [VERSION])
     model_game = config_game(config)
+    widths = check_widths(config, model_game)
     if game is not None:
-        check_model_game(model_game, game, "az")
+        check_model_game(model_game, game, "az", widths)
     need_equal(config["observation_size"], "observation_size", model_game.observation_size)
     need_equal(config["num_actions"], "num_actions", model_game.num_actions)
     seeds = need_equal(config["total_seeds"], "total_seeds", model_game.total_seeds)
-    net = check_keys(config["network"], NETWORK_FIELDS, NETWORK_OPTIONAL, "network")
-    for i, width in enumerate(need_list(net["hidden"], "network.hidden", 1, MAX_LAYERS)):
-        need_int(width, f"network.hidden[{i}]", 1, MAX_WIDTH)
-    need_int(net["one_hot_max"], "network.one_hot_max", 1, seeds)
-    need_number(net["scale"], "network.scale", positive=True)
-    plies = [need_int(net.get(k, 0), f"network.{k}", 0, MAX_WIDTH) for k in NETWORK_OPTIONAL]
-    check_plies(*plies)
+    if is_conv(config):
+        check_conv_network(config["network"], seeds)
+        plies = [0]
+    else:
+        net = check_keys(config["network"], NETWORK_FIELDS, NETWORK_OPTIONAL, "network")
+        for i, width in enumerate(need_list(net["hidden"], "network.hidden", 1, MAX_LAYERS)):
+            need_int(width, f"network.hidden[{i}]", 1, MAX_WIDTH)
+        need_int(net["one_hot_max"], "network.one_hot_max", 1, seeds)
+        need_number(net["scale"], "network.scale", positive=True)
+        plies = [need_int(net.get(k, 0), f"network.{k}", 0, MAX_WIDTH) for k in NETWORK_OPTIONAL]
+        check_plies(*plies)
     need_choice(config["observation"], "observation", ["lookahead" if plies[0] else "counts"])
     # a file's search block lists its four settings (settle_decided: True when absent); a network
     # saved without one (save_network of a bare network_config) searches with the agent's defaults
@@ -341,8 +360,33 @@ def validate_az_config(config: Any, game: Any = None) -> Any:
     return model_game
 
 
-def build_network(config: dict[str, Any]) -> AZNet:
-    """An untrained :class:`AZNet` of the architecture ``config`` describes."""
+def is_conv(config: dict[str, Any]) -> bool:
+    """Whether ``config``'s network is the width-independent one (``network.kind``)."""
+    network = config.get("network")
+    return isinstance(network, dict) and network.get("kind") == CONV_KIND
+
+
+def check_widths(config: dict[str, Any], model_game: Any) -> tuple[int, ...]:
+    """A config's ``widths`` (none: ``()``), checked: only with a width-independent network, a
+    game with a ``holes_per_row`` parameter, each a valid one, ``params``' among them."""
+    if "widths" not in config:
+        return ()
+    if not is_conv(config):
+        raise ValueError("widths needs a width-independent network (network.kind conv1d)")
+    if "holes_per_row" not in model_game.params:
+        raise ValueError(f"widths: {model_game.title} has no holes_per_row parameter")
+    widths = need_list(config["widths"], "widths", 1, MAX_LAYERS)
+    for i, w in enumerate(widths):
+        with_width(model_game, need_int(w, f"widths[{i}]"))  # ValueError: not a width of the game
+    if model_game.holes_per_row not in widths or len(set(widths)) != len(widths):
+        raise ValueError(f"widths must be distinct and hold params.holes_per_row, got {widths}")
+    return tuple(int(w) for w in widths)
+
+
+def build_network(config: dict[str, Any]) -> AZNet | ConvNet:
+    """An untrained :class:`AZNet` (or :class:`ConvNet`) of the architecture ``config`` describes."""
+    if is_conv(config):
+        return build_conv(config)
     net = config["network"]
     return AZNet(
         holes=int(config["num_actions"]),

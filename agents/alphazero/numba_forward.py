@@ -379,19 +379,27 @@ def forward_batch(obs, wt, logits, values):
 class NumbaEvaluator:
     """An evaluator for :class:`~mancala_envs.agents.alphazero.search.GumbelSearch` (``obs ->
     (logits, values)``, ``float32``) running :func:`forward_batch` on exported ``weights``; the
-    search sees ``weights`` and runs its simulations in compiled code."""
+    search sees ``weights`` and its ``kernel`` and runs its simulations in compiled code."""
 
-    def __init__(self, weights: Weights):
+    # (obs, weights, logits, values): the compiled pass, which the compiled search calls too
+    kernel = staticmethod(forward_batch)
+
+    def __init__(self, weights: Any):
         self.weights = weights
+
+    def holes(self, obs: np.ndarray) -> int:
+        """The holes a row of the input rows ``obs``: the network's."""
+        return int(self.weights.dims[0])
 
     def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.ascontiguousarray(obs, dtype=np.float32)
-        logits = np.empty((len(obs), int(self.weights.dims[0])), dtype=np.float32)
+        logits = np.empty((len(obs), self.holes(obs)), dtype=np.float32)
         values = np.empty(len(obs), dtype=np.float32)
-        forward_batch(obs, self.weights, logits, values)
+        self.kernel(obs, self.weights, logits, values)
         return logits, values
 
 
 def numba_evaluator(net: Any) -> NumbaEvaluator:
-    """The torch-free evaluator of an ``AZNet`` (its weights exported once)."""
+    """The torch-free evaluator of an ``AZNet`` (its weights exported once; a width-independent
+    network's is :func:`~mancala_envs.agents.alphazero.numba_conv.conv_evaluator`)."""
     return NumbaEvaluator(export_weights(net))

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator, forward_batch
+from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator
 from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
 from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
 from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
@@ -227,11 +227,13 @@ def backward(tree, games, rules, logits, values):
 @njit(cache=True)
 def run_simulations(
     tree, games, rules, first, last, table, max_considered, c_visit, c_scale, settle_decided, discount,
-    weights,
+    forward, weights,
 ):  # fmt: skip
     """Simulations ``first .. last - 1`` (:func:`simulate`, :func:`backward`) with the network's
-    compiled forward pass (:func:`~mancala_envs.agents.alphazero.numba_forward.forward_batch` on
-    exported ``weights``) in between, all in compiled code; returns the leaves evaluated."""
+    compiled forward pass ``forward`` (a
+    :class:`~mancala_envs.agents.alphazero.numba_forward.NumbaEvaluator`'s ``kernel``:
+    ``forward_batch`` or the conv network's, on exported ``weights``) in between, all in compiled
+    code; returns the leaves evaluated."""
     logits = np.empty((tree.obs.shape[0], rules[R_HOLES]))
     values = np.empty(tree.obs.shape[0])
     evaluations = 0
@@ -239,7 +241,7 @@ def run_simulations(
         count = simulate(
             tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided, discount
         )
-        forward_batch(tree.obs[:count], weights, logits, values)
+        forward(tree.obs[:count], weights, logits, values)
         backward(tree, games, rules, logits, values)
         evaluations += count
     return evaluations
@@ -326,7 +328,7 @@ class GumbelSearch:
         """All the simulations in one compiled call (:func:`run_simulations`), or with a
         ``deadline`` one call a simulation, none started after it."""
         settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
-        settings = (*settings, self.decided_discount, evaluate.weights)
+        settings = (*settings, self.decided_discount, evaluate.kernel, evaluate.weights)
         step = self.sims if deadline is None else 1
         run = entry_point(run_simulations, self.tree, games, self.game.rules, 0, step, *settings)
         for first in range(0, self.sims, step):

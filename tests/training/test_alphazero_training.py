@@ -333,3 +333,84 @@ def test_tablebase_value_targets_are_the_exact_values_of_covered_positions(tmp_p
     argv = [*TINY, "--total-positions", "256", "--tablebase", str(tmp_path / "table"), "--out", str(run)]
     assert train_main(argv) == 0
     assert "exact where the table" in json.loads((run / "az.json").read_text())["trained"]["value_targets"]
+
+
+WIDE = [
+    "--game", "en_dodoi", "--network", "conv1d", "--lookahead", "0", "--channels", "8", "--blocks", "1",
+    "--value-hidden", "8", "--games", "8", "--sims", "4", "--batch-size", "32", "--min-replay", "64",
+    "--eval-every", "100000000", "--eval-games", "2", "--final-eval-games", "2", "--eval-sims", "2",
+    "--eval-opponents", "random", "--eval-net-opponents", "random", "--train-openings", "10",
+]  # fmt: skip
+
+
+def test_one_network_learns_every_width_together(tmp_path, capsys):
+    """``--widths 6 7``: each width plays its own games into its own buffer, every update learns
+    from both, the evaluations are per width, the run resumes, and the model plays both widths and
+    refuses another."""
+    run = tmp_path / "wide"
+    assert train_main([*WIDE, "--widths", "6", "7", "--total-positions", "1024", "--out", str(run)]) == 0
+    assert "en_dodoi_6, en_dodoi_7" in capsys.readouterr().out
+    first = json.loads((run / "state.json").read_text())
+    assert first["updates"] > 0
+    assert train_main(["--resume", str(run), "--total-positions", "2048"]) == 0
+    state = json.loads((run / "state.json").read_text())
+    assert state["positions"] == 2048 and state["updates"] > first["updates"]
+    for n in (6, 7):
+        with np.load(run / f"replay_en_dodoi_{n}.npz") as replay:  # the mover's view of that width
+            assert len(replay["value"]) > 0 and replay["obs"].shape[1] == 2 * n + 2
+    with open(run / "eval.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["agent"] for r in rows if r["positions"] == "2048"} == {
+        f"learner:sims={s},holes={n}" for s in (2, 0) for n in (6, 7)
+    }
+    config = json.loads((run / "az.json").read_text())
+    assert config["widths"] == [6, 7] and config["network"]["kind"] == "conv1d"
+    assert config["params"]["holes_per_row"] == 6
+    for n in (6, 7):
+        game = get_game("en_dodoi", holes_per_row=n)
+        assert play_match(game, f"az:path={run / 'az.json'},sims=4", "random", 2, seed=0).games == 2
+    eight = get_game("en_dodoi", holes_per_row=8)
+    with pytest.raises(ValueError, match=r"En Dodoi \(6, 7 holes\), not En Dodoi \(8 holes\)"):
+        make_agent(f"az:path={run / 'az.json'}").act(eight, eight.initial_state())
+    # per-width fine-tuning: a run of one width starts from the model of both
+    tuned = tmp_path / "tuned"
+    argv = [*WIDE, "--holes-per-row", "7", "--total-positions", "256", "--init-from", str(run / "az.json")]
+    assert train_main([*argv, "--out", str(tuned)]) == 0
+    assert "starting the network from" in capsys.readouterr().out
+    assert "widths" not in json.loads((tuned / "az.json").read_text())
+    assert train_main([*argv, "--channels", "16", "--out", str(tmp_path / "other")]) == 2
+    assert "network differ" in capsys.readouterr().err
+
+
+def test_every_width_takes_its_own_table(tmp_path, capsys):
+    from mancala_envs import tablebase
+
+    for n in (6, 7):
+        tablebase.build(get_game("en_dodoi", holes_per_row=n), 4, tmp_path / f"en_dodoi_{n}")
+    run = tmp_path / "run"
+    tables = str(tmp_path / "{variant}")
+    argv = [*WIDE, "--widths", "6", "7", "--total-positions", "128", "--tablebase", tables, "--out", str(run)]
+    assert train_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "value targets of en_dodoi_6" in out and "value targets of en_dodoi_7" in out
+    one = [*WIDE, "--widths", "6", "7", "--tablebase", str(tmp_path / "en_dodoi_6"), "--out", str(run) + "2"]
+    assert train_main(one) == 2
+    assert "{variant}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--widths", "6", "7"], "--widths needs the width-independent network"),
+        (["--network", "conv1d"], "give --lookahead 0"),
+        (["--network", "conv1d", "--lookahead", "0", "--kernel", "4"], "--kernel must be odd"),
+        (["--network", "conv1d", "--lookahead", "0", "--widths", "6", "6"], "distinct"),
+        (["--network", "conv1d", "--lookahead", "0", "--widths", "7", "8"], "hold --holes-per-row"),
+        (["--network", "conv1d", "--lookahead", "0", "--widths", "6", "11"], "holes_per_row"),
+        (["--network", "conv1d", "--lookahead", "0", "--channels", "0"], "--channels must be >= 1"),
+    ],
+)
+def test_bad_width_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
+    assert train_main([*TINY, *flags, "--out", str(tmp_path / "x")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
