@@ -431,3 +431,16 @@ def test_every_reader_refuses_a_tampered_record_naming_its_line(tmp_path, change
     with pytest.raises(ValueError, match=refused):
         load_records(path)
     assert len(load_records(path, verify=False)) == len(lines)  # parsing alone is still there
+
+
+def test_a_spec_that_spells_out_a_default_plays_a_match_under_its_own_name():
+    """``mcts:sims=20,c=1.4`` is the agent ``mcts:sims=20`` (c=1.4 is the default): the match is
+    tallied under the name the games record (it raised ``tuple.index`` before)."""
+    from mancala_envs.evaluation.arena import play_match
+
+    game = get_game("sadeqa_ii")
+    spelled = play_match(game, "mcts:sims=20,c=1.4", "random", 4, seed=3)
+    plain = play_match(game, "mcts:sims=20", "random", 4, seed=3)
+    assert (spelled.a, spelled.b, spelled.games) == ("mcts:sims=20", "random", 4)
+    assert [r.moves for r in spelled.records] == [r.moves for r in plain.records]
+    assert spelled.score == plain.score

@@ -255,7 +255,9 @@ def play_match(
             records.append(rec)
             if on_game is not None:
                 on_game(rec)
-    return tally(agent_name(a), agent_name(b), records)
+    # the names the agents played under: a spec that spells out a default is named without it
+    first = records[0]
+    return tally(first.agents[first.meta["a_seat"]], first.agents[1 - first.meta["a_seat"]], records)
 
 
 def progress_bar(
