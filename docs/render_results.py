@@ -529,14 +529,30 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
                 r["statement"],
                 f"{r['table']['max_seeds']} ({r['table']['positions']:,} positions)",
                 f"{r['nodes_searched']:,}",
+                str(r["depth"]),
                 f"{r['seconds']:,.1f}",
                 f"{r['peak_memory_mb']:,.0f}",
                 proofs,
                 f"`{Path(f).parent.name}/`",
             ]
         )
-    header = ["game", "result", "table K", "nodes searched", "seconds", "peak MB", "proofs", "folder"]
-    out += ["", table(header, rows, "---|---|---|---:|---:|---:|---|---")]
+    header = [
+        "game",
+        "result",
+        "table K",
+        "nodes searched",
+        "depth",
+        "seconds",
+        "peak MB",
+        "proofs",
+        "folder",
+    ]
+    out += ["", table(header, rows, "---|---|---|---:|---:|---:|---:|---|---")]
+    out += [
+        "",
+        "*depth*: the deepest iteration of the search finished (plies above the table); an unproven "
+        "game searched every line to that depth without a bound.",
+    ]
     out += margins_section(files)
     for f, r in files:
         first = r.get("first_moves")
