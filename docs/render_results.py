@@ -605,7 +605,8 @@ def margins_section(files: Loaded) -> list[str]:
         "The seed margin the player to move at the initial position gets under perfect play "
         "([TABLEBASE.md §2](../TABLEBASE.md): the final captured difference; in Sadeqa II, won by "
         "survival, the result +1 / 0 / −1), proven from both sides by a `margin>=m` and a `margin<=m` "
-        "proof (both force the game to end; §5, version 2), by `mancala solve --margin`.",
+        "proof (both force the game to end; proof format version 2, "
+        "[solving games](../solving.md#exact-margins)), by `mancala solve --margin`.",
         "",
         table(
             ["game", "player", "margin", "proven bounds", "nodes searched", "seconds", "proofs"],

@@ -2,7 +2,8 @@
 (TABLEBASE.md §5): the claims, whose side lists one move, and whether a leaf satisfies one.
 
 **Outcome claims** (version 1 and 2): ``>=1`` (P forces a won end), ``>=0`` (P never loses),
-``<=0`` (P never wins), ``<=-1`` (the opponent forces P's lost end). **Margin claims** (version 2):
+``<=0`` (P never wins), ``<=-1`` (the opponent forces P's lost end). **Margin claims** (version 2,
+this project's extension of §5, docs/solving.md):
 ``margin>=m`` (P forces the game to end with his margin at least ``m``) and ``margin<=m`` (the
 opponent forces it to end with P's margin at most ``m``), ``m`` an integer. P's margin is the
 final captured difference, P's seeds minus his opponent's (Songo Ewondo, En Dodoi), or his result

@@ -17,17 +17,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from tiny_models import tiny_az, tiny_policy  # noqa: E402
+
 from mancala_envs import get_game, variants  # noqa: E402
 from mancala_envs.agents import model_files  # noqa: E402
 from mancala_envs.agents.alphazero.network import (  # noqa: E402
-    build_network,
     load_network,
-    network_config,
-    save_network,
     validate_az_config,
 )
 from mancala_envs.agents.policies.network import (  # noqa: E402
-    build_policy,
     load_policy,
     validate_policy_config,
 )
@@ -35,61 +33,6 @@ from mancala_envs.agents.registry import make_agent  # noqa: E402
 from mancala_envs.infra.config_files import UncheckedFileWarning  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def policy_config(game, net_arch=(8,), one_hot_max=4) -> dict:
-    """A PPO config of ``game`` (raw counts, the counts features) as training writes it."""
-    return {
-        "algorithm": "MaskablePPO",
-        "game": game.name,
-        "params": dict(game.params),
-        "observation": "counts",
-        "observation_size": game.observation_size,
-        "num_actions": game.num_actions,
-        "net_arch": list(net_arch),
-        "features": {
-            "name": "counts",
-            "kwargs": {
-                "holes": game.holes_per_row,
-                "total_seeds": game.total_seeds,
-                "scale": 10.0,
-                "one_hot_max": one_hot_max,
-            },
-        },
-        "trained": {"steps": 0, "command": "test"},
-    }
-
-
-def az_config(game) -> dict:
-    """An az config of ``game`` (a one-ply lookahead network) as training writes it."""
-    config = network_config(game, [8], one_hot_max=4, scale=10.0, lookahead=4)
-    config["search"] = {
-        "sims": 4,
-        "max_considered": 4,
-        "c_visit": 50.0,
-        "c_scale": 0.1,
-        "settle_decided": True,
-    }
-    config["trained"] = {"positions": 0}
-    return config
-
-
-def tiny_policy(folder: Path, game=None) -> Path:
-    """A random tiny policy of ``game`` (Sadeqa II) saved as a pair; its JSON path."""
-    game = game or get_game("sadeqa_ii")
-    config = policy_config(game)
-    torch.manual_seed(0)
-    json_path, _ = model_files.save_policy(build_policy(config), folder / "tiny_policy", config)
-    return json_path
-
-
-def tiny_az(folder: Path, game=None) -> Path:
-    """A random tiny az network of ``game`` (Sadeqa II) saved as a pair; its JSON path."""
-    game = game or get_game("sadeqa_ii")
-    config = az_config(game)
-    torch.manual_seed(0)
-    json_path, _ = save_network(build_network(config), folder / "tiny_az", config)
-    return json_path
 
 
 LOADERS = {"policy": (tiny_policy, load_policy), "az": (tiny_az, load_network)}

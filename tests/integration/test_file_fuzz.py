@@ -34,7 +34,7 @@ from strategies import walk
 
 torch = pytest.importorskip("torch")
 
-from test_model_files import tiny_az, tiny_policy  # noqa: E402
+from tiny_models import tiny_az, tiny_policy  # noqa: E402
 
 from mancala_envs import get_game, tablebase  # noqa: E402
 from mancala_envs.agents.alphazero.network import load_network  # noqa: E402

@@ -215,13 +215,13 @@ def test_sigterm_checkpoints_az_training_and_resume_continues(tmp_path):
 
 
 def test_sigterm_checkpoints_a_distillation_and_resume_finishes_it(tmp_path):
-    from test_distill import tiny_args, tiny_teacher
+    from tiny_models import distill_args, tiny_teacher
 
     from mancala_envs.training.distill_az import main as distill_main
 
     run = tmp_path / "d"
-    args = tiny_args(tiny_teacher(tmp_path), run, "--positions", "3000", "--holdout", "500", "--epochs", "3",
-                     "--save-every", "1")  # fmt: skip
+    extra = ("--positions", "3000", "--holdout", "500", "--epochs", "3", "--save-every", "1")
+    args = distill_args(tiny_teacher(tmp_path), run, *extra)
     per_epoch = 2500 // 128
 
     def some_updates_saved() -> bool:

@@ -1,7 +1,8 @@
-"""Exact margins (TABLEBASE.md §2, §5 version 2): ``solve_margin`` finds a position's margin with a
-``margin>=m`` and a ``margin<=m`` proof that the checker accepts, equal to a larger table's
-``d + A = d + B``; a margin proof that claims one seed more, a version 1 file with a margin claim
-and a bound beyond the game's seeds are refused; the claims read a table's bounds from P's side."""
+"""Exact margins (TABLEBASE.md §2; proof format version 2 in docs/solving.md): ``solve_margin``
+finds a position's margin with a ``margin>=m`` and a ``margin<=m`` proof that the checker
+accepts, equal to a larger table's ``d + A = d + B``; a margin proof that claims one seed more,
+a version 1 file with a margin claim and a bound beyond the game's seeds are refused; the claims
+read a table's bounds from P's side."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import pytest
 import torch
 from conftest import interrupt_training
 from golden_search import random_position
+from tiny_models import distill_args, tiny_teacher
 
 from mancala_envs import get_game
 from mancala_envs.agents.alphazero.network import build_network, load_network, network_config, save_network
@@ -82,36 +83,10 @@ def test_targets_are_uniform_over_the_best_moves():
     assert value.tolist() == pytest.approx([0.5, -0.2])
 
 
-def tiny_teacher(tmp_path: Path) -> Path:
-    """A small two-ply az model of the 6-hole game (random weights) to label and start from."""
-    torch.manual_seed(5)
-    config = network_config(GAME, [32, 32], 8, 10.0, lookahead=8, replies=4)
-    config["search"] = {
-        "sims": 8,
-        "max_considered": 4,
-        "c_visit": 50.0,
-        "c_scale": 0.1,
-        "settle_decided": True,
-    }
-    path = tmp_path / "teacher.json"
-    save_network(build_network(config), path, config)
-    return path
-
-
-def tiny_args(teacher: Path, run: Path, *extra: str) -> list[str]:
-    return [
-        "--game", "en_dodoi", "--holes-per-row", "6", "--teacher", str(teacher), "--hidden", "32", "32",
-        "--one-hot-max", "8", "--lookahead", "8", "--replies", "4", "--third", "4", "--positions", "6000",
-        "--holdout", "1000", "--games", "64", "--batch-size", "128", "--eval-games", "2",
-        "--final-eval-games", "2", "--eval-sims", "2", "--eval-opponents", "random",
-        "--eval-net-opponents", "random", "--train-openings", "100", "--out", str(run), *extra,
-    ]  # fmt: skip
-
-
 def test_a_short_run_learns_its_labels_and_resumes_to_the_same_network(tmp_path):
     teacher = tiny_teacher(tmp_path)
     whole = tmp_path / "whole"
-    assert distill_main(tiny_args(teacher, whole, "--epochs", "4")) == 0
+    assert distill_main(distill_args(teacher, whole, "--epochs", "4")) == 0
     for name in (
         "config.json",
         "command.txt",
@@ -140,7 +115,7 @@ def test_a_short_run_learns_its_labels_and_resumes_to_the_same_network(tmp_path)
     assert make_agent(f"az:path={whole / 'az.json'},sims=4").act(GAME, GAME.initial_state()) in range(6)
     # the same run stopped by Ctrl-C in its second epoch, then resumed, ends with the same weights
     part = tmp_path / "part"
-    args = tiny_args(teacher, part, "--epochs", "4", "--save-every", "1")
+    args = distill_args(teacher, part, "--epochs", "4", "--save-every", "1")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
 
     def one_epoch_saved() -> bool:
@@ -167,7 +142,7 @@ def test_a_resume_evaluates_an_epoch_left_unevaluated_and_needs_the_checkpoint(t
     """A run stopped between its last update and that epoch's evaluation evaluates it on --resume;
     a run folder without its checkpoint is refused."""
     run = tmp_path / "run"
-    assert distill_main(tiny_args(tiny_teacher(tmp_path), run, "--epochs", "1")) == 0
+    assert distill_main(distill_args(tiny_teacher(tmp_path), run, "--epochs", "1")) == 0
     state = json.loads((run / "state.json").read_text())
     state["evals"] = [e for e in state["evals"] if e["updates"] == 0]  # as if stopped before it
     (run / "state.json").write_text(json.dumps(state))
@@ -191,7 +166,7 @@ def test_a_resume_evaluates_an_epoch_left_unevaluated_and_needs_the_checkpoint(t
 )
 def test_bad_arguments_exit_2_naming_them(flags, message, tmp_path, capsys):
     teacher = tiny_teacher(tmp_path)
-    assert distill_main([*tiny_args(teacher, tmp_path / "x"), *flags]) == 2
+    assert distill_main([*distill_args(teacher, tmp_path / "x"), *flags]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x" / "config.json").exists()
 
@@ -202,6 +177,6 @@ def test_a_teacher_of_another_game_is_refused_also_through_the_cli(tmp_path, cap
     other = get_game("sadeqa_ii")
     config = network_config(other, [32, 32], 8, 10.0, lookahead=8)
     save_network(build_network(config), tmp_path / "other.json", config)
-    assert cli_main(["distill-az", *tiny_args(tmp_path / "other.json", tmp_path / "x")]) == 2
+    assert cli_main(["distill-az", *distill_args(tmp_path / "other.json", tmp_path / "x")]) == 2
     assert "a model of another game (sadeqa_ii)" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
