@@ -4,10 +4,9 @@
         [--lookahead 64] [--replies 32] [--game en_dodoi] [--out FILE]
 
 For each game: ``--games`` self-play games advance ``--moves`` moves in lockstep, each move one
-batched Gumbel search of ``--sims`` simulations (:class:`mancala_envs.agents.alphazero.search.GumbelSearch`)
-with an
-untrained network of the training's default size (:class:`mancala_envs.agents.alphazero.network.AZNet`, 128 x
-128 and a
+batched Gumbel search of ``--sims`` simulations
+(:class:`mancala_envs.agents.alphazero.search.GumbelSearch`) with an untrained network of the
+training's default size (:class:`mancala_envs.agents.alphazero.network.AZNet`, 128 x 128 and a
 per-move head of ``--lookahead`` 64 and, with ``--replies`` R, a reply encoder reading the two-ply
 lookahead; on the CPU with ``--threads`` torch threads); printed:
 self-play positions/s, network evaluations/s (positions the network scored) and the share of the

@@ -3,17 +3,16 @@
     .venv/bin/python benchmarks/strength_alphazero.py --game en_dodoi --agents az az:sims=0 \\
         --opponents minimax:depth=2 minimax:depth=4 mcts:sims=1000 policy --games 400 --out results/az.json
 
-Each agent plays :func:`mancala_envs.evaluation.arena.play_match` against each opponent: ``--games`` games,
-that is
-``--games / 2`` openings of the game's default suite, each played once with each seating; the score
-is ``(wins + draws / 2) / games`` from the agent's side (a game stopped at ``max_plies`` is a draw;
-``truncated`` counts them) with its 95% Wilson interval over the opening pairs. The games are those
-of ``mancala evaluate`` with the same seed (a spec is rebuilt with the arena's seed before every
-game; a network agent is loaded once and reseeded). Time per move: wall time of each side's ``act``
-calls over its own moves, on this machine as loaded when it ran, after one untimed warm-up move of
-each; network agents run on ``--torch-threads`` threads (default 1: torch's threads spin when the
-cores are shared, and a move then costs ten times as long). ``--out``: the rows as a result file
-(:mod:`mancala_envs.infra.results`), rewritten after every match.
+Each agent plays :func:`mancala_envs.evaluation.arena.play_match` against each opponent: ``--games``
+games, that is ``--games / 2`` openings of the game's default suite, each played once with each
+seating; the score is ``(wins + draws / 2) / games`` from the agent's side (a game stopped at
+``max_plies`` is a draw; ``truncated`` counts them) with its 95% Wilson interval over the opening
+pairs. The games are those of ``mancala evaluate`` with the same seed (a spec is rebuilt with the
+arena's seed before every game; a network agent is loaded once and reseeded). Time per move: wall
+time of each side's ``act`` calls over its own moves, on this machine as loaded when it ran, after
+one untimed warm-up move of each; network agents run on ``--torch-threads`` threads (default 1:
+torch's threads spin when the cores are shared, and a move then costs ten times as long). ``--out``:
+the rows as a result file (:mod:`mancala_envs.infra.results`), rewritten after every match.
 
 **Equal time per move** (``--equal-time minimax mcts``): for each agent, first its mean time per
 move is measured over ``--calibration-games`` games against ``minimax:depth=4`` (openings of the

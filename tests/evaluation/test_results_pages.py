@@ -253,6 +253,8 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
                 "rows": [
                     row("az", "minimax:time=0.02", 200, 0.65, equal=True),
                     row("az", "minimax:depth=8", 200, 0.55),
+                    row("az", "minimax:depth=12", 100, 0.50),
+                    row("az:forward=numba", "minimax:time=0.002", 200, 0.70, equal=True),
                 ]
             },
         ),
@@ -267,23 +269,30 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
     ]
     text = "\n".join(render_results.strength_summary(files))
     rows = [line for line in text.splitlines() if line.startswith("| En Dodoi (6 holes)")]
-    assert [r.split(" | ")[2:5] for r in rows] == [
-        ["at equal time per move", "200", "0.650"],
-        ["`minimax:depth=8`", "200", "0.550"],  # the 200-pair file, not the 20-pair one
+    assert [r.split(" | ")[1:5] for r in rows] == [
+        ["`az` (6 engine moves per evaluation)", "at equal time per move", "200", "0.650"],
+        ["`az:forward=numba` (6 engine moves per evaluation)", "at equal time per move", "200", "0.700"],
+        ["`az` (6 engine moves per evaluation)", "`minimax:depth=8`", "200", "0.550"],  # not the 20-pair file
+        ["`az` (6 engine moves per evaluation)", "`minimax:depth=12`", "100", "0.500"],
     ]
     assert text.index("| Sadeqa II") < text.index("| En Dodoi (6 holes)")  # the registry's order
     assert (
-        "at equal time per move: reached in En Dodoi (6 holes); not yet measured over 200 pairs in Sadeqa II."
-        in text
+        "- `az` at equal time per move, at least 0.60 over 200 pairs: reached in En Dodoi (6 holes); "
+        "not yet measured over 200 pairs in Sadeqa II." in text
     )
-    assert "against `minimax:depth=8`: reached in no variant; missed in En Dodoi (6 holes)." in text
+    assert "- `az:forward=numba` at equal time per move, at least 0.60 over 200 pairs: reached in" in text
+    assert (
+        "- `az` against `minimax:depth=12`, at least 0.55 over 100 pairs: reached in no variant; "
+        "missed in En Dodoi (6 holes)." in text
+    )
+    assert "`minimax:depth=8`," not in text  # no target at depth 8
     assert (
         render_results.strength_summary([("d.json", six | {"rows": [row("az", "greedy", 200, 0.9)]})]) == []
     )
     old_model = {"models": {"az": {"file": "mancala_envs/models/az_en_dodoi_6.json", "sha256": "0" * 64}}}
-    stale = six | {"provenance": old_model, "rows": [row("az", "minimax:depth=12", 100, 0.4)]}
+    stale = six | {"provenance": old_model, "rows": [row("az", "minimax:depth=12", 150, 0.4)]}
     text = "\n".join(render_results.strength_summary([*files, ("e.json", stale)]))
-    assert "| `minimax:depth=12` | 100 | 0.400 (stale) |" in text
+    assert "| `minimax:depth=12` | 150 | 0.400 (stale) |" in text
     assert text.count("(stale)") == 1
 
 
@@ -372,3 +381,19 @@ def test_check_names_a_missing_edited_stale_or_orphan_figure(tmp_path, monkeypat
     assert check() == {"pages/figures/solved.png"}  # a page without a chart
     render_results.sync(False, results, pages, readme, models)
     assert not (pages / "figures" / "solved.png").exists() and check() == set()
+
+
+def test_a_policy_below_greedy_or_depth_two_is_labelled_a_short_budget_baseline(tmp_path):
+    def ratings(**elo):
+        return {"game": "sadeqa_ii", "params": {}, "provenance": {}, "ratings": [
+            {"agent": a.replace("_", ":").replace("depth:", "depth="), "elo": e} for a, e in elo.items()
+        ]}  # fmt: skip
+
+    (tmp_path / "sadeqa_ii.json").write_text(json.dumps({"trained": {"steps": 1234}}))
+    label = render_results.policy_label(ratings(policy=300, greedy=400, minimax_depth_2=250), tmp_path)
+    assert "below `greedy` here" in label and "short-budget baseline" in label and "1,234 steps" in label
+    both = render_results.policy_label(ratings(policy=300, greedy=400, minimax_depth_2=500), tmp_path)
+    assert "below `greedy` and `minimax:depth=2`" in both
+    assert render_results.policy_label(ratings(policy=600, greedy=400, minimax_depth_2=500), tmp_path) == ""
+    assert render_results.policy_label(ratings(greedy=400, minimax_depth_2=500), tmp_path) == ""
+    assert "a MaskablePPO run)" in render_results.policy_label(ratings(policy=1, greedy=2), tmp_path / "none")
