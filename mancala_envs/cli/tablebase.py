@@ -65,8 +65,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--ray-address",
         default=None,
         metavar="ADDR",
-        help="play each layer's moves on Ray workers: 'local' (a Ray on this machine), 'auto' or HOST:PORT "
-        "(a running cluster; the table folder must be shared); the rllib extra",
+        help="partition each layer (moves and value iteration) across Ray workers: 'local' (a Ray on this "
+        "machine), 'auto' or HOST:PORT (a running cluster; the table folder must be shared); the rllib extra",
     )
     p.add_argument(
         "--ray-workers", type=int, default=None, metavar="N", help="CPUs of a --ray-address local instance"

@@ -99,8 +99,9 @@ def build(
     ``on_layer(seeds, layer_info)`` is called after each layer is on disk. Ctrl-C or SIGTERM
     (:class:`~mancala_envs.infra.interrupts.Interrupted`), or an exception from ``on_layer``, stops
     the build with every finished layer kept. ``ray_address`` (``"local"``, ``"auto"`` or
-    ``HOST:PORT``) plays each layer's moves on Ray workers (:mod:`~.distributed`; ``ray_workers``:
-    the CPUs of a local instance), with the same files as a local build. ``low_memory`` keeps no
+    ``HOST:PORT``) partitions each layer, its moves and its value iteration, across Ray workers
+    (:mod:`~.distributed`; ``ray_workers``: the CPUs of a local instance), with the same files as a
+    local build. ``low_memory`` keeps no
     moves in memory (:mod:`~.lowmem`: at most :data:`LOW_MEMORY_BYTES` a position of the table, both
     players to move, plus a constant; slower), with the same files as the default build.
 
@@ -135,16 +136,16 @@ def build(
         store.check_game(header, game, path)
         done = int(header["max_seeds"])
         if done < max_seeds:
-            expander = None
+            solver = None
             if ray_address is not None:
-                from mancala_envs.tablebase.distributed import RayExpander
+                from mancala_envs.tablebase.distributed import RayLayerSolver
 
-                expander = RayExpander(ray_address, ray_workers)
+                solver = RayLayerSolver(ray_address, ray_workers)
             try:
-                _build_layers(game, header, path, done, max_seeds, progress, on_layer, expander, low_memory)
+                _build_layers(game, header, path, done, max_seeds, progress, on_layer, solver, low_memory)
             finally:
-                if expander is not None:
-                    expander.close()
+                if solver is not None:
+                    solver.close()
     return load(path, game, max_seeds)
 
 
@@ -156,7 +157,7 @@ def _build_layers(
     max_seeds: int,
     progress: bool,
     on_layer: Callable[[int, dict], None] | None,
-    expander=None,
+    solver=None,
     low_memory: bool = False,
 ) -> None:
     n = game.holes_per_row
@@ -174,6 +175,8 @@ def _build_layers(
     bar = _bar(todo, store.table_name(game)) if progress else None
     if not (path / store.HEADER).is_file():
         store.write_header(path, header)
+    if solver is not None:
+        solver.start_parts(path, rules, max_seeds, holes)
     try:
         for k in range(done + 1, max_seeds + 1):
             start_time = time.perf_counter()
@@ -184,7 +187,7 @@ def _build_layers(
                 cur = values[lo:hi]
             else:
                 cur, rnd, n_rounds, finished = _solve(
-                    k, rules, comp, offsets, values, path, bar, expander, max_seeds
+                    k, rules, comp, offsets, values, path, bar, solver, max_seeds
                 )
                 values_mm[lo:hi] = cur
             values_mm.flush()
@@ -214,22 +217,22 @@ def _build_layers(
         del values_mm
 
 
-def _solve(k, rules, comp, offsets, values, path, bar, expander, max_seeds):
-    """Layer ``k`` the default way: every move stored, then :func:`~.sweeps.solve_layer`."""
+def _solve(k, rules, comp, offsets, values, path, bar, solver, max_seeds):
+    """Layer ``k`` the default way: every move stored, then :func:`~.sweeps.solve_layer` (or the
+    same on Ray workers, :mod:`~.distributed`)."""
     n = int(rules[R_HOLES])
     lo, hi = int(offsets[k]), int(offsets[k + 1])
     size = hi - lo
+    on_chunk, on_round = _callbacks(bar, k)
+    if solver is not None and solver.partitions(size):
+        return solver.solve(path, rules, max_seeds, 2 * n, k, size, on_chunk, on_round)
     edges = np.empty((size, n), dtype=np.int32)
     const = np.empty((size, 2), dtype=np.int8)
     moves = np.empty(size, dtype=np.int8)
-    on_chunk, on_round = _callbacks(bar, k)
-    if expander is not None:
-        expander.expand(path, rules, max_seeds, 2 * n, k, (edges, const, moves), on_chunk)
-    else:
-        for s in range(0, size, EXPAND_CHUNK):
-            e = min(size, s + EXPAND_CHUNK)
-            expand_layer(k, s, e - s, rules, comp, offsets, values, edges[s:e], const[s:e], moves[s:e])
-            on_chunk(e - s)
+    for s in range(0, size, EXPAND_CHUNK):
+        e = min(size, s + EXPAND_CHUNK)
+        expand_layer(k, s, e - s, rules, comp, offsets, values, edges[s:e], const[s:e], moves[s:e])
+        on_chunk(e - s)
     cur, rnd, n_rounds = solve_layer(edges, const, moves, on_round)
     return cur, rnd, n_rounds, int(np.count_nonzero(moves == 0))
 

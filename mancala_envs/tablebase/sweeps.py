@@ -36,12 +36,12 @@ def start_values(const, moves, cur):
 
 
 @njit(cache=True)
-def predecessors(edges):
-    """The reversed edges in compressed rows: the positions with a move to ``q`` are
-    ``preds[starts[q]:starts[q + 1]]`` (a position appears once per such move)."""
-    size, width = edges.shape
+def predecessors(edges, size):
+    """The reversed edges in compressed rows, for targets ``0 .. size - 1``: the rows of ``edges``
+    with a move to ``q`` are ``preds[starts[q]:starts[q + 1]]`` (a row appears once per such move)."""
+    rows, width = edges.shape
     starts = np.zeros(size + 1, dtype=np.int64)
-    for i in range(size):
+    for i in range(rows):
         for j in range(width):
             e = edges[i, j]
             if e >= 0:
@@ -50,7 +50,7 @@ def predecessors(edges):
         starts[q + 1] += starts[q]
     fill = starts[:-1].copy()
     preds = np.empty(starts[size], dtype=np.int32)
-    for i in range(size):
+    for i in range(rows):
         for j in range(width):
             e = edges[i, j]
             if e >= 0:
@@ -62,11 +62,11 @@ def predecessors(edges):
 
 @njit(cache=True, parallel=True)
 def recompute(dirty, edges, const, cur, fresh):
-    """``fresh[i]`` = the §2 right-hand side from the values ``cur``, at every position flagged in
-    ``dirty``. Returns how many there are."""
+    """``fresh[i]`` = the §2 right-hand side from the values ``cur``, at every row ``i`` of ``edges``
+    flagged in ``dirty`` (the edges' ranks index ``cur``). Returns how many there are."""
     width = edges.shape[1]
     count = 0
-    for i in prange(cur.shape[0]):
+    for i in prange(edges.shape[0]):
         if dirty[i] == 0:
             continue
         count += 1
@@ -130,7 +130,7 @@ def iterate(edges, const, cur, rounds, dirty, round_no, on_round=None) -> int:
     in place (``rounds`` records the round of each change), recomputing first the positions flagged
     in ``dirty``. Returns the last round that changed something."""
     size = edges.shape[0]
-    starts, preds = predecessors(edges)
+    starts, preds = predecessors(edges, size)
     next_dirty = np.zeros(size, dtype=np.uint8)
     fresh = np.empty((size, 2), dtype=np.int8)
     while recompute(dirty, edges, const, cur, fresh):

@@ -1,6 +1,7 @@
-"""A table build on Ray workers (``mancala tablebase build ... --ray-address local``): each layer's
-moves on two workers of a local Ray instance, reading the finished layers from the table's folder,
-give the same files, byte for byte, as a local build. Skipped without the rllib extra (Ray)."""
+"""A table build on Ray workers (``mancala tablebase build ... --ray-address local``): each layer
+partitioned across two workers of a local Ray instance (its moves and its value iteration), reading
+the finished layers from the table's folder, gives the same files, byte for byte, as a local build.
+Skipped without the rllib extra (Ray)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ pytest.importorskip("ray", reason="needs the rllib extra (Ray): pip install -e '
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.tablebase import main as tablebase_main
 from mancala_envs.tablebase import store
-from mancala_envs.tablebase.distributed import RayExpander
+from mancala_envs.tablebase.distributed import RayLayerSolver
 
 pytestmark = pytest.mark.slow
 
@@ -23,8 +24,9 @@ pytestmark = pytest.mark.slow
 def test_a_ray_build_is_byte_identical_to_a_local_one(tmp_path, monkeypatch):
     game = get_game("en_dodoi", holes_per_row=6)
     local = tablebase.build(game, 9, tmp_path / "local")
-    # small chunks, so that every layer above a few seeds is split across tasks and workers
+    # small chunks: several expansion calls a slice
     monkeypatch.setattr("mancala_envs.tablebase.distributed.CHUNK", 4096)
+    monkeypatch.setattr("mancala_envs.tablebase.distributed.MIN_LAYER", 1000)  # layers 6-9 partitioned
     folder = tmp_path / "ray"
     tablebase.build(game, 5, folder)  # a started table: the Ray build extends it (resume)
     status = tablebase_main(
@@ -43,6 +45,6 @@ def test_a_ray_build_is_byte_identical_to_a_local_one(tmp_path, monkeypatch):
 
 def test_bad_ray_options_are_refused_before_ray_starts():
     with pytest.raises(ValueError, match="ray_address"):
-        RayExpander("")
+        RayLayerSolver("")
     with pytest.raises(ValueError, match="workers"):
-        RayExpander("local", workers=0)
+        RayLayerSolver("local", workers=0)
