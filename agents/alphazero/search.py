@@ -315,6 +315,17 @@ class GumbelSearch:
         self.table = halving_table(self.max_considered, self.sims)
         self.evaluations = 0  # network evaluations (positions) so far
         self.last_sims = 0  # simulations of the last run (fewer than sims when its deadline came)
+        self._entries: dict[Any, Any] = {}
+
+    def _call(self, kernel: Any, *args: Any, key: Any = None) -> Any:
+        """``kernel(*args)`` through its compiled entry point, looked up once per search object
+        and ``key`` (:func:`~mancala_envs.core.fast.entry_point`): numba's dispatcher types the tree,
+        a tuple of arrays, in Python on every call, which cost more than a small search itself.
+        Each kernel here always takes arguments of the same types (the caller makes them so)."""
+        entry = self._entries.get((kernel, key))
+        if entry is None:
+            entry = self._entries[(kernel, key)] = entry_point(kernel, *args)
+        return entry(*args)
 
     def _evaluate(self, evaluate: Evaluator, count: int) -> tuple[np.ndarray, np.ndarray]:
         n = self.game.num_actions
@@ -322,7 +333,8 @@ class GumbelSearch:
             return np.zeros((0, n)), np.zeros(0)
         logits, values = evaluate(self.tree.obs[:count])
         self.evaluations += count
-        return np.asarray(logits, dtype=np.float64), np.asarray(values, dtype=np.float64)
+        as_float = np.ascontiguousarray  # the types backward's entry point was looked up with
+        return as_float(logits, dtype=np.float64), as_float(values, dtype=np.float64)
 
     def _compiled_steps(self, games: int, evaluate: Any, deadline: float | None) -> None:
         """All the simulations in one compiled call (:func:`run_simulations`), or with a
@@ -330,11 +342,14 @@ class GumbelSearch:
         settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
         settings = (*settings, self.decided_discount, evaluate.kernel, evaluate.weights)
         step = self.sims if deadline is None else 1
-        run = entry_point(run_simulations, self.tree, games, self.game.rules, 0, step, *settings)
+        key = evaluate  # its weights keep their types; the key keeps it (and their id) alive
+        if (run_simulations, key) not in self._entries:  # the last evaluator's entry only
+            self._entries = {k: v for k, v in self._entries.items() if k[0] is not run_simulations}
         for first in range(0, self.sims, step):
             if deadline is not None and first > 0 and time.perf_counter() >= deadline:
                 break
-            self.evaluations += run(self.tree, games, self.game.rules, first, first + step, *settings)
+            args = (self.tree, games, self.game.rules, first, first + step, *settings)
+            self.evaluations += self._call(run_simulations, *args, key=key)
             self.last_sims = first + step
 
     def run(
@@ -355,9 +370,9 @@ class GumbelSearch:
         if not (roots[:, self.game.layout.mask] != 0).any(axis=1).all():
             raise ValueError("a search needs running root positions: some rows have no legal move")
         tree.gumbel[:games] = 0.0 if gumbel is None else gumbel
-        count = start_roots(tree, np.ascontiguousarray(roots, dtype=np.int32), rules)
+        count = self._call(start_roots, tree, np.ascontiguousarray(roots, dtype=np.int32), rules)
         inputs = tree.obs[:games].copy()  # the leaves' rows overwrite them later
-        backward(tree, games, rules, *self._evaluate(evaluate, count))
+        self._call(backward, tree, games, rules, *self._evaluate(evaluate, count))
         self.last_sims = 0
         if isinstance(evaluate, NumbaEvaluator):  # no return to Python within a step
             self._compiled_steps(games, evaluate, deadline)
@@ -365,19 +380,9 @@ class GumbelSearch:
             if deadline is not None and k > 0 and time.perf_counter() >= deadline:
                 break
             self.last_sims = k + 1
-            count = simulate(
-                tree,
-                games,
-                rules,
-                k,
-                self.table,
-                self.max_considered,
-                self.c_visit,
-                self.c_scale,
-                self.settle_decided,
-                self.decided_discount,
-            )
-            backward(tree, games, rules, *self._evaluate(evaluate, count))
+            settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
+            count = self._call(simulate, tree, games, rules, k, *settings, self.decided_discount)
+            self._call(backward, tree, games, rules, *self._evaluate(evaluate, count))
         out = SearchResult(
             action=np.empty(games, dtype=np.int64),
             policy=np.zeros((games, n)),
@@ -387,16 +392,6 @@ class GumbelSearch:
             gumbel=tree.gumbel[:games].copy(),
             inputs=inputs,
         )
-        root_outputs(
-            tree,
-            games,
-            rules,
-            self.c_visit,
-            self.c_scale,
-            out.action,
-            out.policy,
-            out.visits,
-            out.q,
-            out.value,
-        )
+        outputs = (out.action, out.policy, out.visits, out.q, out.value)
+        self._call(root_outputs, tree, games, rules, self.c_visit, self.c_scale, *outputs)
         return out

@@ -129,6 +129,30 @@ def test_compiled_simulations_equal_the_python_loop():
     assert whole.evaluations == stepped.evaluations > 0 and whole.last_sims == stepped.last_sims == 24
 
 
+def test_a_search_reused_with_other_networks_gives_what_a_new_one_gives():
+    """A search looks its compiled entry points up once per evaluator (the kernels' argument
+    types are fixed): another network's weights (trunks of other depths and widths) must be the
+    ones its simulations use, in one compiled call or one a simulation."""
+    game = get_game("en_dodoi", holes_per_row=7)
+    nets = []
+    for hidden in ([16, 16], [12], [16, 8, 8]):  # one-ply networks, the search's input
+        torch.manual_seed(len(nets))
+        net = build_network(network_config(game, hidden, 6, 10.0, 8, 0, 0)).eval()
+        with torch.no_grad():
+            for p in net.parameters():
+                p.copy_(torch.randn_like(p) * 0.5)
+        nets.append(net)
+    reused = GumbelSearch(game, 1, 16, lookahead=1)
+    roots = positions(game, 4, seed=3)[:1]
+    for net in nets:
+        for deadline in (None, float("inf")):  # one compiled call, or one a simulation
+            evaluate = numba_evaluator(net)
+            a = reused.run(roots, evaluate, deadline=deadline)
+            b = GumbelSearch(game, 1, 16, lookahead=1).run(roots, evaluate, deadline=deadline)
+            for field in ("action", "policy", "visits", "q", "value"):
+                np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
 def test_forward_setting_of_the_agent():
     game = get_game("songo_ewondo")
     agent = make_agent("az:sims=8,forward=numba")
