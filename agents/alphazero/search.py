@@ -313,6 +313,9 @@ class GumbelSearch:
         self.decided_discount = float(decided_discount)
         self.tree: Tree = new_tree(game, self.batch, self.sims, lookahead)
         self.table = halving_table(self.max_considered, self.sims)
+        # the search's fixed arguments of simulate and run_simulations, in their order
+        self._settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
+        self._settings = (*self._settings, self.decided_discount)
         self.evaluations = 0  # network evaluations (positions) so far
         self.last_sims = 0  # simulations of the last run (fewer than sims when its deadline came)
         self._entries: dict[Any, Any] = {}
@@ -339,8 +342,7 @@ class GumbelSearch:
     def _compiled_steps(self, games: int, evaluate: Any, deadline: float | None) -> None:
         """All the simulations in one compiled call (:func:`run_simulations`), or with a
         ``deadline`` one call a simulation, none started after it."""
-        settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
-        settings = (*settings, self.decided_discount, evaluate.kernel, evaluate.weights)
+        settings = (*self._settings, evaluate.kernel, evaluate.weights)
         step = self.sims if deadline is None else 1
         key = evaluate  # its weights keep their types; the key keeps it (and their id) alive
         if (run_simulations, key) not in self._entries:  # the last evaluator's entry only
@@ -380,8 +382,7 @@ class GumbelSearch:
             if deadline is not None and k > 0 and time.perf_counter() >= deadline:
                 break
             self.last_sims = k + 1
-            settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
-            count = self._call(simulate, tree, games, rules, k, *settings, self.decided_discount)
+            count = self._call(simulate, tree, games, rules, k, *self._settings)
             self._call(backward, tree, games, rules, *self._evaluate(evaluate, count))
         out = SearchResult(
             action=np.empty(games, dtype=np.int64),

@@ -186,9 +186,7 @@ def _build_layers(
                 rnd, n_rounds, finished = _solve_low_memory(k, rules, comp, offsets, values, bar, positions)
                 cur = values[lo:hi]
             else:
-                cur, rnd, n_rounds, finished = _solve(
-                    k, rules, comp, offsets, values, path, bar, solver, max_seeds
-                )
+                cur, rnd, n_rounds, finished = _solve(k, rules, comp, offsets, values, bar, solver)
                 values_mm[lo:hi] = cur
             values_mm.flush()
             if header["version"] == 2 and int(n_rounds) > MAX_BYTE_ROUND:  # rounds need two bytes
@@ -217,7 +215,7 @@ def _build_layers(
         del values_mm
 
 
-def _solve(k, rules, comp, offsets, values, path, bar, solver, max_seeds):
+def _solve(k, rules, comp, offsets, values, bar, solver):
     """Layer ``k`` the default way: every move stored, then :func:`~.sweeps.solve_layer` (or the
     same on Ray workers, :mod:`~.distributed`)."""
     n = int(rules[R_HOLES])
@@ -225,7 +223,7 @@ def _solve(k, rules, comp, offsets, values, path, bar, solver, max_seeds):
     size = hi - lo
     on_chunk, on_round = _callbacks(bar, k)
     if solver is not None and solver.partitions(size):
-        return solver.solve(path, rules, max_seeds, 2 * n, k, size, on_chunk, on_round)
+        return solver.solve(k, size, on_chunk, on_round)
     edges = np.empty((size, n), dtype=np.int32)
     const = np.empty((size, 2), dtype=np.int8)
     moves = np.empty(size, dtype=np.int8)

@@ -29,11 +29,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from mancala_envs.core.fast import inline_kernel
 from mancala_envs.infra.extras import require
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
 from mancala_envs.tablebase.kernels import expand_layer
-from mancala_envs.tablebase.sweeps import predecessors, recompute, start_values
+from mancala_envs.tablebase.sweeps import commit_one, predecessors, recompute, start_values
 
 CHUNK = 1 << 20  # the most positions per expansion call (progress and Ctrl-C points)
 CHUNKS_PER_WORKER = 16  # at least: the chunks are dealt as the workers finish them
@@ -59,12 +60,11 @@ def commit_part(ids, dirty, fresh, cur, changed):
     return m
 
 
-@njit(cache=True)
-def apply_changes(rows, vals, cur, starts, preds, dirty):
-    """Write a round's changes (layer indices ``rows``, values ``vals``) into ``cur`` and flag the
-    rows of this slice with a move to a changed position."""
-    for k in range(rows.shape[0]):
-        q = rows[k]
+@inline_kernel
+def take(q, vals, k, cur, starts, preds, dirty):
+    """Position ``q``'s value from row ``k`` of ``vals`` where it changed, flagging the rows of this
+    part with a move to it."""
+    if vals[k, 0] != cur[q, 0] or vals[k, 1] != cur[q, 1]:
         cur[q, 0] = vals[k, 0]
         cur[q, 1] = vals[k, 1]
         for j in range(starts[q], starts[q + 1]):
@@ -72,44 +72,29 @@ def apply_changes(rows, vals, cur, starts, preds, dirty):
 
 
 @njit(cache=True)
+def apply_changes(rows, vals, cur, starts, preds, dirty):
+    """A round's changes (layer indices ``rows``, values ``vals``) into ``cur`` (:func:`take`)."""
+    for k in range(rows.shape[0]):
+        take(rows[k], vals, k, cur, starts, preds, dirty)
+
+
+@njit(cache=True)
 def apply_values(vals, cur, starts, preds, dirty):
     """:func:`apply_changes` from the whole layer's new values ``vals`` (a round where most
     positions changed: sent whole, 2 bytes a position instead of 10 a change)."""
     for q in range(cur.shape[0]):
-        if vals[q, 0] != cur[q, 0] or vals[q, 1] != cur[q, 1]:
-            cur[q, 0] = vals[q, 0]
-            cur[q, 1] = vals[q, 1]
-            for j in range(starts[q], starts[q + 1]):
-                dirty[preds[j]] = 1
+        take(q, vals, q, cur, starts, preds, dirty)
 
 
 @njit(cache=True)
-def record_changes(round_no, rows, vals, cur, rounds):
-    """The driver's side of a round: the new values into ``cur``, ``round_no`` into ``rounds`` for
-    each side that changed."""
-    for k in range(rows.shape[0]):
-        q = rows[k]
-        for side in range(2):
-            if vals[k, side] != cur[q, side]:
-                cur[q, side] = vals[k, side]
-                rounds[q, side] = round_no
-
-
-@njit(cache=True)
-def record_values(round_no, ids, vals, cur, rounds, changed):
-    """:func:`record_changes` from all of a part's values ``vals`` (its positions ``ids``); the
+def record_changes(round_no, rows, vals, cur, rounds, changed):
+    """The driver's side of a round: rows ``k`` of ``vals`` into positions ``rows[k]`` of ``cur``,
+    ``round_no`` into ``rounds`` for each side that changed (:func:`~.sweeps.commit_one`); the
     positions that changed go to ``changed``. Returns how many there are."""
     m = 0
-    for k in range(ids.shape[0]):
-        q = ids[k]
-        moved = False
-        for side in range(2):
-            if vals[k, side] != cur[q, side]:
-                cur[q, side] = vals[k, side]
-                rounds[q, side] = round_no
-                moved = True
-        if moved:
-            changed[m] = q
+    for k in range(rows.shape[0]):
+        if commit_one(k, rows[k], round_no, vals, cur, rounds):
+            changed[m] = rows[k]
             m += 1
     return m
 
@@ -250,13 +235,8 @@ class RayLayerSolver:
         args = (str(folder), [int(x) for x in rules], max_seeds, holes)
         self.parts = [actor.remote(*args) for _ in range(self.workers)]
         self._call("ready")  # the workers' start-up is Ray's, not the first layer's
-        rows, nothing, no_rounds = (
-            np.empty(0, np.int64),
-            np.empty((0, 2), np.int8),
-            np.empty((0, 2), np.uint16),
-        )
-        record_changes(0, rows, nothing, nothing, no_rounds)
-        record_values(0, rows, nothing, nothing, no_rounds, rows)
+        rows, nothing = np.empty(0, np.int64), np.empty((0, 2), np.int8)
+        record_changes(0, rows, nothing, nothing, np.empty((0, 2), np.uint16), rows)
 
     def partitions(self, size: int) -> bool:
         """Whether a layer of ``size`` positions goes to the workers: a smaller one is solved
@@ -268,14 +248,11 @@ class RayLayerSolver:
         refs = [getattr(p, method).remote(*(a[i] for a in args_per_part)) for i, p in enumerate(self.parts)]
         return self.ray.get(refs)
 
-    def solve(self, folder: Path, rules: np.ndarray, max_seeds: int, holes: int, seeds: int, size: int,
-              on_chunk, on_round) -> tuple[np.ndarray, np.ndarray, int, int]:  # fmt: skip
-        """Layer ``seeds`` (``size`` positions): its values, rounds, number of rounds that changed
-        something and finished positions, as :func:`~.sweeps.solve_layer` gives them.
-        ``on_chunk(count)`` after each expanded chunk, ``on_round(round, changed)`` after each
-        round (progress, Ctrl-C points)."""
-        if not self.parts:
-            self.start_parts(folder, rules, max_seeds, holes)
+    def solve(self, seeds: int, size: int, on_chunk, on_round) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """Layer ``seeds`` (``size`` positions) of the table the parts were started for
+        (:meth:`start_parts`): its values, rounds, number of rounds that changed something and
+        finished positions, as :func:`~.sweeps.solve_layer` gives them. ``on_chunk(count)`` after
+        each expanded chunk, ``on_round(round, changed)`` after each round (progress, Ctrl-C points)."""
         step = max(1, min(CHUNK, -(-size // (CHUNKS_PER_WORKER * len(self.parts)))))
         room = size // len(self.parts) + (IN_FLIGHT + 2) * step  # a fair share and a few chunks more
         self._call("begin", [seeds] * len(self.parts), [min(size, room)] * len(self.parts))
@@ -336,12 +313,9 @@ class RayLayerSolver:
             rows = []
             for part_ids, (_, part_rows, part_vals) in zip(ids, results, strict=True):
                 if part_rows is None:  # all the part's values: its changes are where they differ
-                    part_rows = buffer[
-                        : record_values(round_no, part_ids, part_vals, cur, rounds, buffer)
-                    ].copy()
-                else:
-                    record_changes(round_no, part_rows, part_vals, cur, rounds)
-                rows.append(part_rows)
+                    part_rows = part_ids
+                m = record_changes(round_no, part_rows, part_vals, cur, rounds, buffer)
+                rows.append(buffer[:m].copy())
             changed = sum(len(r) for r in rows)
             on_round(round_no, changed)
             if changed == 0:

@@ -149,7 +149,7 @@ def commit_layer(round_no, cur, fresh, rounds):
         for i in range(c * CHUNK, min(size, (c + 1) * CHUNK)):
             if cur[i, 0] == cur[i, 1]:
                 continue
-            if commit_one(i, round_no, fresh, cur, rounds):
+            if commit_one(i, i, round_no, fresh, cur, rounds):
                 changed[c] += 1
             if cur[i, 0] != cur[i, 1]:
                 still_open[c] += 1

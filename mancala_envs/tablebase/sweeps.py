@@ -85,14 +85,14 @@ def recompute(dirty, edges, const, cur, fresh):
 
 
 @inline_kernel
-def commit_one(i, round_no, fresh, cur, rounds):
-    """Position ``i``'s new values ``fresh[i]`` into ``cur``, recording ``round_no`` in ``rounds`` for
-    each side that changed; True if one did."""
+def commit_one(k, q, round_no, fresh, cur, rounds):
+    """Row ``k`` of new values ``fresh`` into position ``q`` of ``cur``, recording ``round_no`` in
+    ``rounds`` for each side that changed; True if one did."""
     moved = False
     for side in range(2):
-        if fresh[i, side] != cur[i, side]:
-            cur[i, side] = fresh[i, side]
-            rounds[i, side] = round_no
+        if fresh[k, side] != cur[q, side]:
+            cur[q, side] = fresh[k, side]
+            rounds[q, side] = round_no
             moved = True
     return moved
 
@@ -107,7 +107,7 @@ def commit(round_no, dirty, fresh, cur, rounds, starts, preds, next_dirty):
         if dirty[i] == 0:
             continue
         dirty[i] = 0
-        if commit_one(i, round_no, fresh, cur, rounds):
+        if commit_one(i, i, round_no, fresh, cur, rounds):
             changed += 1
             for j in range(starts[i], starts[i + 1]):
                 next_dirty[preds[j]] = 1
