@@ -9,13 +9,15 @@ a real local Ray."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from test_tablebase_lowmem import DEEP_K, assert_same_files
 from variants import ALL, ALL_IDS
 
 from mancala_envs import get_game, tablebase
-from mancala_envs.tablebase import distributed
+from mancala_envs.tablebase import distributed, store
 
 
 class _Ref:
@@ -147,3 +149,30 @@ def test_rounds_exchange_the_changes_or_whole_values_where_most_changed(
     assert len(parted) >= 3
     # per layer and worker: one round per round that changed something, and the last, which did not
     assert len(calls) == 2 * sum(layer["rounds"] + 1 for layer in parted)
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_build_stopped_inside_a_partitioned_layer_keeps_the_finished_layers_and_resumes(
+    in_process_ray, tmp_path, monkeypatch
+):
+    game = get_game("songo_ewondo")
+    tablebase.build(game, 6, tmp_path / "local")
+    original, calls = distributed.LayerPart.round, []
+
+    def stop_in_layer_5(self, rows, vals):
+        calls.append(self.seeds)
+        if self.seeds == 5 and calls.count(5) == 3:  # the workers' third round of layer 5
+            raise Stop
+        return original(self, rows, vals)
+
+    monkeypatch.setattr(distributed.LayerPart, "round", stop_in_layer_5)
+    with pytest.raises(Stop):
+        tablebase.build(game, 6, tmp_path / "parts", ray_address="local", ray_workers=2)
+    assert in_process_ray.calls == ["kill", "kill", "shutdown"]  # the workers are let go
+    assert json.loads((tmp_path / "parts" / store.HEADER).read_text())["max_seeds"] == 4
+    monkeypatch.setattr(distributed.LayerPart, "round", original)
+    tablebase.build(game, 6, tmp_path / "parts", ray_address="local", ray_workers=2)
+    assert_same_files(tmp_path / "local", tmp_path / "parts")
