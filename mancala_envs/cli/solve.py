@@ -4,20 +4,22 @@
 
     mancala solve GAME [--holes-per-row N] [--table DIR] [--out DIR] [--max-depth D]
                   [--max-seconds S] [--max-nodes N] [--position JSON] [--no-first-moves] [--margin]
+                  [--method id|pn]
     mancala solve --check PROOF [--table DIR]
 
 The first form searches forward from the initial position (or ``--position``) down to the table
-(:func:`mancala_envs.tablebase.solve.solve`), writes the proof(s) as gzip-compressed JSON lines
-(``proof-ge1.jsonl.gz`` …) and ``solution.json`` (value, bounds, table, nodes, time, peak memory,
-each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
+(:func:`mancala_envs.tablebase.solve.solve`; ``--method pn``: the claims that need the game to end
+by proof-number search, :mod:`mancala_envs.tablebase.pn`), writes the proof(s) as gzip-compressed
+JSON lines (``proof-ge1.jsonl.gz`` …) and ``solution.json`` (value, bounds, table, nodes, time,
+peak memory, each proof's size and checksum) to ``--out`` (default ``solve-VARIANT``), and, unless
 ``--no-first-moves``, the value after each move of the first real choice (forced moves followed;
 :mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``; with
 ``--margin``, the root's exact margin (:func:`~mancala_envs.tablebase.solve.solve_margin`) and its
-``margin>=m`` / ``margin<=m`` proofs (``proof-margin-ge3.jsonl.gz`` …, version 2 of §5). The
-second form checks a proof with a table only (:func:`mancala_envs.tablebase.proof.check_proof`; a
-proof records its table's fingerprint, and another table is refused), compares it with the
-``solution.json`` beside it when there is one (:func:`disagreement`), and exits 0 when both hold,
-1 when they do not.
+``margin>=m`` / ``margin<=m`` proofs (``proof-margin-ge3.jsonl.gz`` …, version 2 of §5). The second
+form checks a proof with a table only (:func:`mancala_envs.tablebase.proof.check_proof`; a proof
+records its table's fingerprint, and another table is refused), compares it with the
+``solution.json`` beside it when there is one (:func:`disagreement`), and exits 0 when both hold, 1
+when they do not.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from mancala_envs.tablebase.proof import (
     write_proof,
 )
 from mancala_envs.tablebase.shipped import SOLUTION, VALUE_WORDS, shipped_folder, shipped_solves
-from mancala_envs.tablebase.solve import MarginSolution, Solution, solve, solve_margin
+from mancala_envs.tablebase.solve import METHODS, MarginSolution, Solution, solve, solve_margin
 from mancala_envs.tablebase.table import Tablebase, load
 from mancala_envs.variant import add_game_arguments, game_flags, game_from_arguments
 
@@ -83,6 +85,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="solve this position (State.to_dict() as JSON, or a file holding it), not the initial one",
     )
     p.add_argument("--no-first-moves", action="store_true", help="only the root position's value")
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default=METHODS[0],
+        help="id: iterative deepening for every claim (the default); pn: proof-number search for the "
+        "claims that need the game to end (>=1, <=-1, margins), no depth limit",
+    )
     p.add_argument(
         "--margin",
         action="store_true",
@@ -200,6 +209,7 @@ def _solve(args: argparse.Namespace) -> int:
     table = open_table(game, args.table)
     out = args.out if args.out is not None else Path(f"solve-{game.variant}")
     limits = {"max_depth": args.max_depth, "max_seconds": args.max_seconds, "max_nodes": args.max_nodes}
+    limits["method"] = args.method
     root = game.initial_state() if args.position is None else position_arg(game, args.position)
     initial = position_key(root) == position_key(game.initial_state())
     where = "the initial position" if initial else "the given position (--position)"
@@ -229,7 +239,8 @@ def _solve(args: argparse.Namespace) -> int:
             "fingerprint": table.fingerprint(),
         },
         "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "limits": limits,
+        "limits": {k: v for k, v in limits.items() if k != "method"},
+        "method": args.method,
         "proofs": proofs,
         "first_moves": first,
         **({"margin": margin} if margin is not None else {}),

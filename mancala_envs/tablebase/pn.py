@@ -1,0 +1,190 @@
+"""Depth-first proof-number search (df-pn, Nagai 2002) for a claim that needs the game to end
+(``>=1``, ``<=-1``, margin claims): ``solve(..., method="pn")``.
+
+Iterative deepening (:class:`~.solve.Prover`) searches every line to the same depth; a proof of a
+won game is usually narrow and deep (the winner's forcing lines), so a best-first search finds it
+with far fewer nodes. Each position carries a *proof number* (how many leaves must still be proven
+to prove the claim there, at least) and a *disproof number*; the search always descends to the
+child that most cheaply changes its parent's numbers, within thresholds inherited from the parent
+(the ``1 + epsilon`` thresholds of Pawlewicz and Lew, 2007). A transposition table keeps every
+position's numbers; a proven position keeps the moves that prove it, and a disproven one is never
+searched again.
+
+A position met again on the current line refutes the claim there (the claim needs the game to end):
+such a *path-dependent* refutation is used by the node above it but never stored, so a position is
+never wrongly recorded as disproven for every line (the graph-history interaction). Proven results
+never depend on the line: a position is proven only from leaves and positions proven before it, so
+the proof's references form no cycle; the checker verifies every proof anyway.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from mancala_envs.game import Game
+from mancala_envs.state import State
+from mancala_envs.tablebase.claims import satisfies, strict
+from mancala_envs.tablebase.proof import position_key
+from mancala_envs.tablebase.prover import TRUNCATED, Budget, Prover
+
+INF = 1 << 40  # a proof or disproof number that is never reached: proven (0, INF), disproven (INF, 0)
+EPSILON = 0.25  # a child's threshold is the second-best number times 1 + EPSILON
+RECURSION = 20_000  # Python's frame limit while searching (a line is one frame a ply)
+
+
+class PNProver(Prover):
+    """df-pn for one claim about ``root`` (module docstring); the same proofs as :class:`Prover`."""
+
+    def __init__(self, game: Game, table, root: State, claim: str, budget: Budget):
+        if not strict(claim):
+            raise ValueError(f"proof-number search proves claims that need the game to end, not {claim!r}")
+        super().__init__(game, table, root, claim, budget)
+        self.numbers: dict[tuple, tuple[int, int]] = {}  # (proof, disproof) numbers of searched positions
+        self.won: dict[tuple, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
+        self.line: set[tuple] = set()
+        self.disproven = False  # the root is refuted (on every line: a refutation the table proves)
+
+    def prove(self, depth: int | None = None) -> int | None:
+        """The root's node id if the claim is proven (``depth`` is ignored: no depth limit)."""
+        key = position_key(self.root)
+        if key not in self.won and not self.disproven:
+            limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(limit, RECURSION))
+            try:
+                _, disproof, _ = self.mid(self.root, key, INF - 1, INF - 1)
+            finally:
+                sys.setrecursionlimit(limit)
+            self.disproven = disproof == 0
+        if key not in self.won:
+            return None
+        return self.collect(key)
+
+    def children(self, state: State) -> list[tuple[int, State, tuple | None, Any]]:
+        """``(action, after, key, leaf result)`` per legal move (key None for a leaf)."""
+        out = []
+        for action in self.game.legal_actions(state):
+            after = self.game.apply(state, action)
+            result = self.leaf(after)
+            out.append((action, after, position_key(after) if result is None else None, result))
+        return out
+
+    def start_numbers(self, after: State, key: tuple | None, result: Any) -> tuple[int, int, bool]:
+        """A child's ``(proof, disproof, path_dependent)`` before searching it."""
+        if key is None:
+            proven = result != TRUNCATED and satisfies(self.claim, result)
+            return (0, INF, False) if proven else (INF, 0, False)
+        if key in self.won:
+            return 0, INF, False
+        if key in self.line:
+            return INF, 0, True
+        known = self.numbers.get(key)
+        if known is not None:
+            return known[0], known[1], False
+        moves = len(self.game.legal_actions(after))
+        return (1, moves, False) if after.to_move == self.own_side else (moves, 1, False)
+
+    def mid(self, state: State, key: tuple, max_proof: int, max_disproof: int) -> tuple[int, int, bool]:
+        """Search below ``state`` until its proof number reaches ``max_proof`` or its disproof
+        number ``max_disproof`` (or it is proven or disproven); returns its numbers and whether a
+        disproof rests on a repetition of the current line."""
+        self.budget.spend()
+        kids = self.children(state)
+        numbers = [list(self.start_numbers(after, k, r)) for _, after, k, r in kids]
+        mine = state.to_move == self.own_side
+        self.line.add(key)
+        try:
+            while True:
+                proof, disproof = self.node_numbers(numbers, mine)
+                if proof == 0:
+                    self.record_proof(key, kids, numbers, mine)
+                    return 0, INF, False
+                if disproof == 0:
+                    refuting = [n[2] for n in numbers if n[1] == 0]
+                    on_line = all(refuting) if not mine else any(refuting)
+                    if not on_line:
+                        self.numbers[key] = (INF, 0)
+                    return INF, 0, on_line
+                if proof >= max_proof or disproof >= max_disproof:
+                    self.numbers[key] = (proof, disproof)
+                    return proof, disproof, False
+                limits = (proof, disproof, max_proof, max_disproof)
+                best, most_proof, most_disproof = self.select(numbers, mine, *limits)
+                _, after, k, _ = kids[best]
+                numbers[best] = list(self.mid(after, k, most_proof, most_disproof))
+        finally:
+            self.line.discard(key)
+
+    @staticmethod
+    def node_numbers(numbers: list[list], mine: bool) -> tuple[int, int]:
+        """A node's numbers from its children's: at the claim's side the cheapest proof and the sum
+        of disproofs, at the other side the reverse."""
+        if mine:
+            return min(n[0] for n in numbers), min(INF, sum(n[1] for n in numbers))
+        return min(INF, sum(n[0] for n in numbers)), min(n[1] for n in numbers)
+
+    @staticmethod
+    def select(numbers: list[list], mine: bool, proof: int, disproof: int, max_proof: int, max_disproof: int):
+        """The child to search and its thresholds (the most proving child; at the claim's side the
+        one of least proof number, at the other side the one of least disproof number)."""
+        side = 0 if mine else 1
+        order = sorted(range(len(numbers)), key=lambda i: numbers[i][side])
+        best = order[0]
+        second = numbers[order[1]][side] if len(order) > 1 else INF
+        cap = min(INF - 1, second + 1 + int(second * EPSILON))
+        if mine:
+            return best, min(max_proof, cap), min(INF - 1, max_disproof - disproof + numbers[best][1])
+        return best, min(INF - 1, max_proof - proof + numbers[best][0]), min(max_disproof, cap)
+
+    def record_proof(self, key: tuple, kids: list, numbers: list[list], mine: bool) -> None:
+        """Keep the moves that prove ``key``: one proven move at the claim's side, every move at the
+        other (each child a leaf or a position proven before this one)."""
+        chosen = [i for i, n in enumerate(numbers) if n[0] == 0]
+        if mine:
+            chosen = chosen[:1]
+        moves = []
+        for i in chosen:
+            action, after, k, _ = kids[i]
+            moves.append([action, k if k is not None else ("end" if after.is_over else "table")])
+        self.won[key] = moves
+        self.numbers.pop(key, None)
+
+    def collect(self, root_key: tuple) -> int:
+        """The proof's nodes from the root's (states replayed from the root), in ``self.nodes``;
+        returns the root's id. Sets ``self.proof_depth``, the longest line of the proof in plies."""
+        ids: dict[tuple, int] = {root_key: self.new_id()}
+        stack = [(root_key, self.root)]
+        self.nodes = {}
+        while stack:
+            key, state = stack.pop()
+            moves = []
+            for action, child in self.won[key]:
+                if isinstance(child, tuple):
+                    if child not in ids:
+                        ids[child] = self.new_id()
+                        stack.append((child, self.game.apply(state, action)))
+                    child = ids[child]
+                moves.append([action, child])
+            nid = ids[key]
+            self.nodes[nid] = {"id": nid, "state": state.to_dict(), "claim": self.claim, "moves": moves}
+        self.proof_depth = self.longest_line(ids[root_key])
+        return ids[root_key]
+
+    def proof(self, root_id: int, depth: int):
+        """The proof (its ``depth`` the longest line's, whatever ``depth`` is given)."""
+        return super().proof(root_id, self.proof_depth)
+
+    def longest_line(self, root: int) -> int:
+        """Inner plies of the longest line from ``root`` (0: every move of the root reaches a leaf;
+        the proof's references form no cycle) — the depth an iterative deepening would need."""
+        depth: dict[int, int] = {}
+        stack = [(root, False)]
+        while stack:
+            nid, done = stack.pop()
+            inner = [c for _, c in self.nodes[nid]["moves"] if isinstance(c, int)]
+            if done:
+                depth[nid] = max((depth[c] + 1 for c in inner), default=0)
+            elif nid not in depth:
+                stack.append((nid, True))
+                stack.extend((c, False) for c in inner if c not in depth)
+        return depth[root]

@@ -1,0 +1,145 @@
+"""Proof-number search (``solve(..., method="pn")``, :mod:`mancala_envs.tablebase.pn`): the values
+it proves are a larger table's, its proofs pass the checker, it agrees with iterative deepening,
+and bad methods and claims are refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from strategies import running, walked_positions
+from variants import NARROWEST
+
+from mancala_envs import get_game, tablebase
+from mancala_envs.cli.solve import main as solve_main
+from mancala_envs.tablebase.claims import table_margins
+from mancala_envs.tablebase.pn import PNProver
+from mancala_envs.tablebase.proof import check_proof, write_proof
+from mancala_envs.tablebase.prover import Budget
+from mancala_envs.tablebase.solve import solve, solve_margin
+
+# per game: K of the search's table, K of the reference table, seeds of the positions solved
+SIZES = {"sadeqa_ii": (8, 12, (11, 12)), "en_dodoi": (6, 10, (9, 10)), "songo_ewondo": (4, 6, (6, 6))}
+CASES = [(name, params, *SIZES[name]) for name, params in NARROWEST]
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pn-tables")
+    out = {}
+    for name, params, small, big, _ in CASES:
+        game = get_game(name, **params)
+        out[name] = (
+            game,
+            tablebase.build(game, small, folder / f"{game.variant}-{small}"),
+            tablebase.build(game, big, folder / f"{game.variant}-{big}"),
+        )
+    return out
+
+
+def outside(game, table, seeds, count, seed):
+    """Running positions of seeded random games with ``seeds`` (lo, hi) seeds, outside ``table``."""
+    lo, hi = seeds
+    return walked_positions(
+        game, count, seed, until=lambda s: s.seeds_on_board <= hi,
+        keep=lambda s: running(s) and lo <= s.seeds_on_board and not table.covers(s),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_pn_proves_the_larger_tables_values_with_proofs_that_check(tables, tmp_path, case):
+    name, _, _, _, seeds = case
+    game, small, big = tables[name]
+    decided = 0
+    for k, state in enumerate(outside(game, small, seeds, 6, seed=11)):
+        truth = big.outcome(state)
+        found = solve(game, small, state, max_nodes=200_000, method="pn")
+        low, high = found.bounds
+        assert low <= truth <= high, (name, k)
+        if found.value is None:
+            continue
+        decided += 1
+        assert found.value == truth, (name, k)
+        claims = sorted(p.claim for p in found.proofs)
+        assert claims == {1: [">=1"], -1: ["<=-1"], 0: ["<=0", ">=0"]}[truth]
+        for proof in found.proofs:
+            path = tmp_path / f"{name}-{k}-{proof.claim}.jsonl.gz"
+            write_proof(path, proof.header, proof.nodes)
+            verdict = check_proof(path, small)
+            assert (verdict.claim, verdict.nodes) == (proof.claim, len(proof.nodes))
+            assert proof.nodes[0]["state"] == state.to_dict()  # the root first
+    assert decided >= 4, name
+
+
+def test_pn_and_iterative_deepening_agree(tables):
+    game, small, _ = tables["en_dodoi"]
+    for state in outside(game, small, (9, 10), 5, seed=3):
+        by_id = solve(game, small, state, max_nodes=200_000)
+        by_pn = solve(game, small, state, max_nodes=200_000, method="pn")
+        if by_id.value is not None and by_pn.value is not None:
+            assert by_id.value == by_pn.value
+
+
+def test_a_pn_proof_is_acyclic_and_its_depth_is_its_longest_line(tables):
+    game, small, _ = tables["songo_ewondo"]
+    state = outside(game, small, (6, 6), 1, seed=5)[0]
+    found = solve(game, small, state, max_nodes=200_000, method="pn")
+    assert found.value in (1, -1)
+    (proof,) = found.proofs
+    moves = {node["id"]: [c for _, c in node["moves"] if isinstance(c, int)] for node in proof.nodes}
+    longest: dict[int, int] = {}
+
+    def line(nid: int, seen: frozenset) -> int:
+        assert nid not in seen  # a win proof never refers back up its line
+        if nid not in longest:
+            longest[nid] = max((line(c, seen | {nid}) + 1 for c in moves[nid]), default=0)
+        return longest[nid]
+
+    assert line(proof.nodes[0]["id"], frozenset()) == proof.depth
+
+
+def test_pn_margins_are_the_larger_tables_and_those_of_iterative_deepening(tables):
+    game, small, big = tables["en_dodoi"]
+    exact = 0
+    for state in outside(game, small, (9, 10), 4, seed=7):
+        low, high = (
+            int(m) if abs(m) != float("inf") else m for m in table_margins(game, big, state, state.to_move)
+        )
+        by_pn = solve_margin(game, small, state, max_nodes=100_000, method="pn")
+        by_id = solve_margin(game, small, state, max_nodes=100_000)
+        if low != high or by_pn.margin is None:
+            continue
+        exact += 1
+        assert by_pn.margin == low
+        assert by_id.margin in (None, low)
+        assert sorted(p.claim for p in by_pn.proofs) == [f"margin<={low}", f"margin>={low}"]
+    assert exact >= 2
+
+
+def test_bad_methods_and_claims_are_refused(tables):
+    game, small, _ = tables["en_dodoi"]
+    state = outside(game, small, (9, 10), 1, seed=3)[0]
+    with pytest.raises(ValueError, match="method must be one of id, pn"):
+        solve(game, small, state, method="dfpn")
+    with pytest.raises(ValueError, match="method must be one of id, pn"):
+        solve_margin(game, small, state, method="bfs")
+    with pytest.raises(ValueError, match="claims that need the game to end"):
+        PNProver(game, small, state, ">=0", Budget(None, None))
+
+
+def test_mancala_solve_method_pn_writes_checkable_proofs(tables, tmp_path, capsys):
+    game, small, _ = tables["en_dodoi"]
+    state = outside(game, small, (9, 10), 1, seed=3)[0]
+    out = tmp_path / "solved"
+    flags = ["--holes-per-row", str(game.holes_per_row), "--table", str(small.path), "--out", str(out)]
+    position = json.dumps(state.to_dict())
+    assert solve_main(["en_dodoi", *flags, "--position", position, "--method", "pn", "--no-first-moves"]) == 0
+    result = json.loads((out / "solution.json").read_text())
+    assert result["method"] == "pn" and "method" not in result["limits"]
+    assert result["value"] == solve(game, small, state, method="pn").value
+    for proof in result["proofs"]:
+        assert solve_main(["--check", str(out / proof["file"]), "--table", str(small.path)]) == 0
+    with pytest.raises(SystemExit) as stopped:
+        solve_main(["en_dodoi", *flags, "--method", "nope"])
+    assert stopped.value.code == 2
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
