@@ -218,6 +218,7 @@ def page_optimality(files: Loaded, models_dir: Path) -> str:
 SUMMARY_MATCHES = (
     ("az", "minimax:time=*", "at equal time per move"),
     ("az:forward=numba", "minimax:time=*", "at equal time per move"),
+    ("az:sims=16,forward=numba", "minimax:time=*", "at equal time per move"),
     ("az", "minimax:depth=8", "`minimax:depth=8`"),
     ("az", "minimax:depth=10", "`minimax:depth=10`"),
     ("az", "minimax:depth=12", "`minimax:depth=12`"),
@@ -903,6 +904,7 @@ def with_figure(page: str, name: str, chart: Chart) -> str:
 HEADLINE_MATCHES = (
     ("az", "minimax:time=*"),  # at equal time per move (a row with "equal_time")
     ("az:forward=numba", "minimax:time=*"),
+    ("az:sims=16,forward=numba", "minimax:time=*"),
     ("az", "minimax:depth=8"),
     ("az", "minimax:depth=6"),
     ("az", "mcts:sims=1000"),
