@@ -29,8 +29,13 @@ from mancala_envs.tablebase.proof import position_key
 from mancala_envs.tablebase.prover import TRUNCATED, Budget, Prover
 
 INF = 1 << 40  # a proof or disproof number that is never reached: proven (0, INF), disproven (INF, 0)
+QUOTA = 20_000  # nodes of a try at depth 0; each depth doubles it (``prove``)
 EPSILON = 0.25  # a child's threshold is the second-best number times 1 + EPSILON
 RECURSION = 20_000  # Python's frame limit while searching (a line is one frame a ply)
+
+
+class Pause(Exception):
+    """A try's node quota is spent (the numbers found so far are kept for the next try)."""
 
 
 class PNProver(Prover):
@@ -44,18 +49,25 @@ class PNProver(Prover):
         self.won: dict[tuple, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
         self.line: set[tuple] = set()
         self.disproven = False  # the root is refuted (on every line: a refutation the table proves)
+        self.quota = self.spent = 0
 
     def prove(self, depth: int | None = None) -> int | None:
-        """The root's node id if the claim is proven (``depth`` is ignored: no depth limit)."""
+        """The root's node id if the claim is proven within this try: ``QUOTA * 2**depth`` nodes
+        (None: no limit), the search resuming from the numbers of the tries before. Not a depth
+        limit: a proof may be of any depth. ``disproven`` tells a refuted root from a pause."""
         key = position_key(self.root)
         if key not in self.won and not self.disproven:
+            self.quota = INF if depth is None else QUOTA << min(depth, 40)
+            self.spent = 0
             limit = sys.getrecursionlimit()
             sys.setrecursionlimit(max(limit, RECURSION))
             try:
                 _, disproof, _ = self.mid(self.root, key, INF - 1, INF - 1)
+                self.disproven = disproof == 0
+            except Pause:
+                pass
             finally:
                 sys.setrecursionlimit(limit)
-            self.disproven = disproof == 0
         if key not in self.won:
             return None
         return self.collect(key)
@@ -89,6 +101,9 @@ class PNProver(Prover):
         number ``max_disproof`` (or it is proven or disproven); returns its numbers and whether a
         disproof rests on a repetition of the current line."""
         self.budget.spend()
+        self.spent += 1
+        if self.spent > self.quota:
+            raise Pause
         kids = self.children(state)
         numbers = [list(self.start_numbers(after, k, r)) for _, after, k, r in kids]
         mine = state.to_move == self.own_side

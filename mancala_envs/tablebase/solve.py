@@ -67,8 +67,8 @@ def solve(
     proof (a draw). Iterative deepening to ``max_depth`` plies above ``table``; ``max_nodes`` and
     ``max_seconds`` bound the work (the solution then gives the bounds proven so far).
     ``progress(depth, claim, nodes)`` is called before each try. ``method="pn"`` proves ``>=1`` and
-    ``<=-1`` by proof-number search (:mod:`~.pn`, no depth limit: tried once, at the first depth)
-    and the draw's claims by iterative deepening."""
+    ``<=-1`` by proof-number search (:mod:`~.pn`), in turns of doubling node quotas until one is
+    proven or both are refuted, and only then the draw's claims by iterative deepening."""
     state = game.initial_state() if state is None else state
     if state.is_over:
         raise ValueError("solve needs a running position: this game is over")
@@ -82,6 +82,10 @@ def solve(
     failed: dict[str, int] = {}
     low, high, finished = -1, 1, -1
     try:
+        if method == "pn":
+            for claim, proof in race(provers, progress, budget).items():
+                proven[claim] = proof
+                low, high = tighten(claim, low, high)
         for depth in range(max_depth + 1):
             for claim in ORDER:
                 if decided(low, high) or claim in proven or not open_claim(claim, low, high):
@@ -104,6 +108,23 @@ def solve(
     seconds = time.perf_counter() - budget.start
     depth = max([finished, *(p.depth for p in proofs)]) if method == "pn" else finished
     return Solution(value, (low, high), proofs, budget.nodes, seconds, depth, table.max_seeds, failed)
+
+
+def race(provers: dict[str, Prover], progress, budget: Budget) -> dict[str, Proof]:
+    """``method="pn"``: the claims that need the game to end, tried in turns (each try twice the
+    nodes of the last, resuming it) until one is proven (returned) or both are refuted (nothing)."""
+    turn = 0
+    while True:
+        live = [c for c in ORDER if strict(c) and not getattr(provers[c], "disproven", True)]
+        if not live:
+            return {}
+        for claim in live:
+            if progress is not None:
+                progress(turn, claim, budget.nodes)
+            root = provers[claim].prove(turn)
+            if root is not None:
+                return {claim: provers[claim].proof(root, turn)}
+        turn += 1
 
 
 def prover_class(method: str, claim: str) -> type[Prover]:
