@@ -1,7 +1,7 @@
 """The two proof searches side by side: iterative deepening (``method="id"``) and proof-number
 search (``method="pn"``) on the same positions, with the same node budget.
 
-    python benchmarks/bench_solve.py --positions 30 --out results/tablebase/solve-methods.json
+    python benchmarks/bench_solve.py --positions 30 --out results/benchmarks/solve-methods.json
 
 Per game (each on its narrowest board), a table of ``K`` seeds is built in a temporary folder and
 ``--positions`` running positions of seeded random games with ``K + 3 .. K + 4`` seeds on the

@@ -10,6 +10,10 @@ child that most cheaply changes its parent's numbers, within thresholds inherite
 position's numbers; a proven position keeps the moves that prove it, and a disproven one is never
 searched again.
 
+A refutation is a proof too: where a claim that needs an end is refuted without a repetition of the
+line, the refuting moves prove the opposite claim that does not (``>=1`` refuted: ``<=0``; ``<=-1``
+refuted: ``>=0``), so a draw is proven by refuting both (:meth:`PNProver.complement`).
+
 A position met again on the current line refutes the claim there (the claim needs the game to end):
 such a *path-dependent* refutation is used by the node above it but never stored, so a position is
 never wrongly recorded as disproven for every line (the graph-history interaction). Proven results
@@ -26,10 +30,11 @@ from mancala_envs.game import Game
 from mancala_envs.state import State
 from mancala_envs.tablebase.claims import satisfies, strict
 from mancala_envs.tablebase.proof import position_key
-from mancala_envs.tablebase.prover import TRUNCATED, Budget, Prover
+from mancala_envs.tablebase.prover import TRUNCATED, Budget, Proof, Prover
 
 INF = 1 << 40  # a proof or disproof number that is never reached: proven (0, INF), disproven (INF, 0)
 QUOTA = 20_000  # nodes of a try at depth 0; each depth doubles it (``prove``)
+COMPLEMENT = {">=1": "<=0", "<=-1": ">=0"}  # what a refutation of the claim proves
 EPSILON = 0.25  # a child's threshold is the second-best number times 1 + EPSILON
 RECURSION = 20_000  # Python's frame limit while searching (a line is one frame a ply)
 
@@ -47,6 +52,7 @@ class PNProver(Prover):
         super().__init__(game, table, root, claim, budget)
         self.numbers: dict[tuple, tuple[int, int]] = {}  # (proof, disproof) numbers of searched positions
         self.won: dict[tuple, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
+        self.lost: dict[tuple, list[list]] = {}  # refuted position (not by a repetition) -> its moves
         self.line: set[tuple] = set()
         self.disproven = False  # the root is refuted (on every line: a refutation the table proves)
         self.quota = self.spent = 0
@@ -118,7 +124,7 @@ class PNProver(Prover):
                     refuting = [n[2] for n in numbers if n[1] == 0]
                     on_line = all(refuting) if not mine else any(refuting)
                     if not on_line:
-                        self.numbers[key] = (INF, 0)
+                        self.record_refutation(key, kids, numbers, mine)
                     return INF, 0, on_line
                 if proof >= max_proof or disproof >= max_disproof:
                     self.numbers[key] = (proof, disproof)
@@ -164,16 +170,57 @@ class PNProver(Prover):
         self.won[key] = moves
         self.numbers.pop(key, None)
 
-    def collect(self, root_key: tuple) -> int:
+    def record_refutation(self, key: tuple, kids: list, numbers: list[list], mine: bool) -> None:
+        """Keep the moves that refute ``key`` (none of them by a repetition of the line): every move
+        at the claim's side, one refuted move at the other; a truncated game refutes the claim but
+        proves nothing, so it is kept as such."""
+        chosen = [i for i, n in enumerate(numbers) if n[1] == 0 and not n[2]]
+        if not mine:
+            chosen = chosen[:1]
+        moves = []
+        for i in chosen:
+            action, after, k, result = kids[i]
+            leaf = "truncated" if result == TRUNCATED else ("end" if after.is_over else "table")
+            moves.append([action, k if k is not None else leaf])
+        self.lost[key] = moves
+        self.numbers[key] = (INF, 0)
+
+    def complement(self) -> Proof | None:
+        """The proof of the opposite claim (:data:`COMPLEMENT`) from the root's refutation, or None
+        (the root not refuted, or refuted only by a repetition or a truncated game)."""
+        key = position_key(self.root)
+        if self.claim not in COMPLEMENT or key not in self.lost:
+            return None
+        if not self.reaches_no_truncated(key):
+            return None
+        root = self.collect(key, self.lost, COMPLEMENT[self.claim])
+        return super().proof(root, self.proof_depth, COMPLEMENT[self.claim])
+
+    def reaches_no_truncated(self, root_key: tuple) -> bool:
+        """Whether the refutation from ``root_key`` has no truncated game among its leaves."""
+        seen, stack = {root_key}, [root_key]
+        while stack:
+            for _, child in self.lost[stack.pop()]:
+                if child == "truncated":
+                    return False
+                if isinstance(child, tuple) and child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        return True
+
+    def collect(self, root_key: tuple, moves_of: dict | None = None, claim: str | None = None) -> int:
         """The proof's nodes from the root's (states replayed from the root), in ``self.nodes``;
-        returns the root's id. Sets ``self.proof_depth``, the longest line of the proof in plies."""
+        returns the root's id. ``moves_of``: the proven positions' moves (default ``won``) and
+        ``claim`` theirs (default the prover's). Sets ``self.proof_depth``, the longest line."""
+        moves_of = self.won if moves_of is None else moves_of
+        claim = self.claim if claim is None else claim
         ids: dict[tuple, int] = {root_key: self.new_id()}
         stack = [(root_key, self.root)]
         self.nodes = {}
         while stack:
             key, state = stack.pop()
             moves = []
-            for action, child in self.won[key]:
+            for action, child in moves_of[key]:
                 if isinstance(child, tuple):
                     if child not in ids:
                         ids[child] = self.new_id()
@@ -181,7 +228,7 @@ class PNProver(Prover):
                     child = ids[child]
                 moves.append([action, child])
             nid = ids[key]
-            self.nodes[nid] = {"id": nid, "state": state.to_dict(), "claim": self.claim, "moves": moves}
+            self.nodes[nid] = {"id": nid, "state": state.to_dict(), "claim": claim, "moves": moves}
         self.proof_depth = self.longest_line(ids[root_key])
         return ids[root_key]
 

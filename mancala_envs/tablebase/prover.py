@@ -157,8 +157,10 @@ class Prover:
         self.next_id += 1
         return self.next_id - 1
 
-    def proof(self, root_id: int, depth: int) -> Proof:
-        """The nodes reachable from the root, the root first."""
+    def proof(self, root_id: int, depth: int, claim: str | None = None) -> Proof:
+        """The nodes reachable from the root, the root first (``claim``: theirs, if not the
+        prover's)."""
+        claim = self.claim if claim is None else claim
         seen, order, stack = {root_id}, [], [root_id]
         while stack:
             nid = stack.pop()
@@ -169,7 +171,7 @@ class Prover:
                     stack.append(child)
         k = self.table.max_seeds
         print_ = self.table.fingerprint(k) if hasattr(self.table, "fingerprint") else None
-        return Proof(self.claim, header(self.game, self.claim, root_id, k, print_), order, depth)
+        return Proof(claim, header(self.game, claim, root_id, k, print_), order, depth)
 
 
 class Budget:

@@ -68,7 +68,8 @@ def solve(
     ``max_seconds`` bound the work (the solution then gives the bounds proven so far).
     ``progress(depth, claim, nodes)`` is called before each try. ``method="pn"`` proves ``>=1`` and
     ``<=-1`` by proof-number search (:mod:`~.pn`), in turns of doubling node quotas until one is
-    proven or both are refuted, and only then the draw's claims by iterative deepening."""
+    proven or both are refuted; their refutations then prove the draw (``<=0``, ``>=0``) or, where
+    one rests on a repetition, iterative deepening tries the draw's claims."""
     state = game.initial_state() if state is None else state
     if state.is_over:
         raise ValueError("solve needs a running position: this game is over")
@@ -112,12 +113,14 @@ def solve(
 
 def race(provers: dict[str, Prover], progress, budget: Budget) -> dict[str, Proof]:
     """``method="pn"``: the claims that need the game to end, tried in turns (each try twice the
-    nodes of the last, resuming it) until one is proven (returned) or both are refuted (nothing)."""
+    nodes of the last, resuming it) until one is proven (returned) or both are refuted (then the
+    draw's two proofs from the refutations, when both exist; else nothing)."""
     turn = 0
     while True:
         live = [c for c in ORDER if strict(c) and not getattr(provers[c], "disproven", True)]
-        if not live:
-            return {}
+        if not live:  # both refuted: their refutations prove the draw's claims, if neither needs a cycle
+            found = [p for c in ORDER if strict(c) and (p := provers[c].complement()) is not None]
+            return {p.claim: p for p in found} if len(found) == 2 else {}
         for claim in live:
             if progress is not None:
                 progress(turn, claim, budget.nodes)

@@ -143,3 +143,26 @@ def test_mancala_solve_method_pn_writes_checkable_proofs(tables, tmp_path, capsy
         solve_main(["en_dodoi", *flags, "--method", "nope"])
     assert stopped.value.code == 2
     assert "invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_a_refutation_proves_the_opposite_claim(tables, tmp_path):
+    game, small, big = tables["en_dodoi"]
+    checked = 0
+    for k, state in enumerate(outside(game, small, (9, 10), 12, seed=21)):
+        truth = big.outcome(state)
+        for claim, opposite, holds in ((">=1", "<=0", truth <= 0), ("<=-1", ">=0", truth >= 0)):
+            prover = PNProver(game, small, state, claim, Budget(300_000, None))
+            assert (prover.prove() is None) == holds  # refuted exactly where the opposite holds
+            assert prover.disproven == holds
+            proof = prover.complement()
+            if not holds:
+                assert proof is None
+                continue
+            if proof is None:  # refuted through a repetition of the line only: no proof from it
+                continue
+            assert proof.claim == opposite and {n["claim"] for n in proof.nodes} == {opposite}
+            path = tmp_path / f"{k}-{opposite}.jsonl.gz"
+            write_proof(path, proof.header, proof.nodes)
+            assert check_proof(path, small).claim == opposite
+            checked += 1
+    assert checked >= 6
