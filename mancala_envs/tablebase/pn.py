@@ -1,7 +1,7 @@
 """Depth-first proof-number search (df-pn, Nagai 2002) for a claim that needs the game to end
 (``>=1``, ``<=-1``, margin claims): ``solve(..., method="pn")``.
 
-Iterative deepening (:class:`~.solve.Prover`) searches every line to the same depth; a proof of a
+Iterative deepening (:class:`~.prover.Prover`) searches every line to the same depth; a proof of a
 won game is usually narrow and deep (the winner's forcing lines), so a best-first search finds it
 with far fewer nodes. Each position carries a *proof number* (how many leaves must still be proven
 to prove the claim there, at least) and a *disproof number*; the search always descends to the
@@ -54,7 +54,7 @@ class PNProver(Prover):
         self.won: dict[tuple, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
         self.lost: dict[tuple, list[list]] = {}  # refuted position (not by a repetition) -> its moves
         self.line: set[tuple] = set()
-        self.disproven = False  # the root is refuted (on every line: a refutation the table proves)
+        self.disproven = False  # the root is refuted (a try ended without a proof, not for its quota)
         self.quota = self.spent = 0
 
     def prove(self, depth: int | None = None) -> int | None:
