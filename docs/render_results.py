@@ -534,6 +534,9 @@ page_tablebase = tables_page(
 )
 
 
+SEARCHES = {"id": "iterative deepening", "pn": "proof-number"}  # solution.json's "method", in words
+
+
 def page_solved(files: Loaded, models_dir: Path) -> str:
     """Games (and first moves) whose value is proven, each by proof files a checker verified."""
     out = [
@@ -562,6 +565,7 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
                 variant(r),
                 r["statement"],
                 f"{r['table']['max_seeds']} ({r['table']['positions']:,} positions)",
+                SEARCHES[r.get("method", "id")],
                 f"{r['nodes_searched']:,}",
                 str(r["depth"]),
                 f"{r['seconds']:,.1f}",
@@ -574,6 +578,7 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
         "game",
         "result",
         "table K",
+        "search",
         "nodes searched",
         "depth",
         "seconds",
@@ -581,11 +586,13 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
         "proofs",
         "folder",
     ]
-    out += ["", table(header, rows, "---|---|---|---:|---:|---:|---:|---|---")]
+    out += ["", table(header, rows, "---|---|---|---|---:|---:|---:|---:|---|---")]
     out += [
         "",
-        "*depth*: the deepest iteration of the search finished (plies above the table); an unproven "
-        "game searched every line to that depth without a bound.",
+        "*search*: iterative deepening (`--method id`, the default) or proof-number search "
+        "(`--method pn`). *depth*: for iterative deepening, the deepest iteration finished (plies above "
+        "the table; an unproven game searched every line to that depth without a bound); for "
+        "proof-number search, which has no depth limit, the longest line of the proof.",
     ]
     out += margins_section(files)
     for f, r in files:
