@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from strategies import running, walked_positions
-from variants import NARROWEST
+from solve_cases import CASES, build_tables, positions
 
-from mancala_envs import get_game, tablebase
 from mancala_envs.cli.solve import main as solve_main
 from mancala_envs.tablebase.claims import table_margins
 from mancala_envs.tablebase.pn import PNProver
@@ -18,32 +16,10 @@ from mancala_envs.tablebase.proof import check_proof, write_proof
 from mancala_envs.tablebase.prover import Budget
 from mancala_envs.tablebase.solve import solve, solve_margin
 
-# per game: K of the search's table, K of the reference table, seeds of the positions solved
-SIZES = {"sadeqa_ii": (8, 12, (11, 12)), "en_dodoi": (6, 10, (9, 10)), "songo_ewondo": (4, 6, (6, 6))}
-CASES = [(name, params, *SIZES[name]) for name, params in NARROWEST]
-
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("pn-tables")
-    out = {}
-    for name, params, small, big, _ in CASES:
-        game = get_game(name, **params)
-        out[name] = (
-            game,
-            tablebase.build(game, small, folder / f"{game.variant}-{small}"),
-            tablebase.build(game, big, folder / f"{game.variant}-{big}"),
-        )
-    return out
-
-
-def outside(game, table, seeds, count, seed):
-    """Running positions of seeded random games with ``seeds`` (lo, hi) seeds, outside ``table``."""
-    lo, hi = seeds
-    return walked_positions(
-        game, count, seed, until=lambda s: s.seeds_on_board <= hi,
-        keep=lambda s: running(s) and lo <= s.seeds_on_board and not table.covers(s),
-    )  # fmt: skip
+    return build_tables(tmp_path_factory.mktemp("pn-tables"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -51,7 +27,7 @@ def test_pn_proves_the_larger_tables_values_with_proofs_that_check(tables, tmp_p
     name, _, _, _, seeds = case
     game, small, big = tables[name]
     decided = 0
-    for k, state in enumerate(outside(game, small, seeds, 6, seed=11)):
+    for k, state in enumerate(positions(game, small, seeds, 6, seed=11)):
         truth = big.outcome(state)
         found = solve(game, small, state, max_nodes=200_000, method="pn")
         low, high = found.bounds
@@ -73,7 +49,7 @@ def test_pn_proves_the_larger_tables_values_with_proofs_that_check(tables, tmp_p
 
 def test_pn_and_iterative_deepening_agree(tables):
     game, small, _ = tables["en_dodoi"]
-    for state in outside(game, small, (9, 10), 5, seed=3):
+    for state in positions(game, small, (9, 10), 5, seed=3):
         by_id = solve(game, small, state, max_nodes=200_000)
         by_pn = solve(game, small, state, max_nodes=200_000, method="pn")
         if by_id.value is not None and by_pn.value is not None:
@@ -82,7 +58,7 @@ def test_pn_and_iterative_deepening_agree(tables):
 
 def test_a_pn_proof_is_acyclic_and_its_depth_is_its_longest_line(tables):
     game, small, _ = tables["songo_ewondo"]
-    state = outside(game, small, (6, 6), 1, seed=5)[0]
+    state = positions(game, small, (6, 6), 1, seed=5)[0]
     found = solve(game, small, state, max_nodes=200_000, method="pn")
     assert found.value in (1, -1)
     (proof,) = found.proofs
@@ -101,7 +77,7 @@ def test_a_pn_proof_is_acyclic_and_its_depth_is_its_longest_line(tables):
 def test_pn_margins_are_the_larger_tables_and_those_of_iterative_deepening(tables):
     game, small, big = tables["en_dodoi"]
     exact = 0
-    for state in outside(game, small, (9, 10), 4, seed=7):
+    for state in positions(game, small, (9, 10), 4, seed=7):
         low, high = (
             int(m) if abs(m) != float("inf") else m for m in table_margins(game, big, state, state.to_move)
         )
@@ -118,7 +94,7 @@ def test_pn_margins_are_the_larger_tables_and_those_of_iterative_deepening(table
 
 def test_bad_methods_and_claims_are_refused(tables):
     game, small, _ = tables["en_dodoi"]
-    state = outside(game, small, (9, 10), 1, seed=3)[0]
+    state = positions(game, small, (9, 10), 1, seed=3)[0]
     with pytest.raises(ValueError, match="method must be one of id, pn"):
         solve(game, small, state, method="dfpn")
     with pytest.raises(ValueError, match="method must be one of id, pn"):
@@ -129,7 +105,7 @@ def test_bad_methods_and_claims_are_refused(tables):
 
 def test_mancala_solve_method_pn_writes_checkable_proofs(tables, tmp_path, capsys):
     game, small, _ = tables["en_dodoi"]
-    state = outside(game, small, (9, 10), 1, seed=3)[0]
+    state = positions(game, small, (9, 10), 1, seed=3)[0]
     out = tmp_path / "solved"
     flags = ["--holes-per-row", str(game.holes_per_row), "--table", str(small.path), "--out", str(out)]
     position = json.dumps(state.to_dict())
@@ -148,7 +124,7 @@ def test_mancala_solve_method_pn_writes_checkable_proofs(tables, tmp_path, capsy
 def test_a_refutation_proves_the_opposite_claim(tables, tmp_path):
     game, small, big = tables["en_dodoi"]
     checked = 0
-    for k, state in enumerate(outside(game, small, (9, 10), 12, seed=21)):
+    for k, state in enumerate(positions(game, small, (9, 10), 12, seed=21)):
         truth = big.outcome(state)
         for claim, opposite, holds in ((">=1", "<=0", truth <= 0), ("<=-1", ">=0", truth >= 0)):
             prover = PNProver(game, small, state, claim, Budget(300_000, None))

@@ -9,8 +9,8 @@ import json
 
 import numpy as np
 import pytest
-from strategies import random_move, running, walk, walked_positions
-from variants import NARROWEST
+from solve_cases import CASES, build_tables, positions
+from strategies import random_move, walk
 
 from mancala_envs import get_game, tablebase
 from mancala_envs.cli.solve import main as solve_main
@@ -25,38 +25,10 @@ from mancala_envs.tablebase.proof import (
 )
 from mancala_envs.tablebase.solve import solve
 
-# per game: K of the search's table, K of the reference table, seeds of the positions solved
-SIZES = {
-    "sadeqa_ii": (8, 12, (11, 12)),
-    "en_dodoi": (6, 10, (9, 10)),
-    "songo_ewondo": (4, 6, (6, 6)),  # Songo endgames are long: few seeds keep the test short
-}
-# (game, params, *SIZES[game]): each game on its cheapest board
-CASES = [(name, params, *SIZES[name]) for name, params in NARROWEST]
-
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tables")
-    out = {}
-    for name, params, small, big, _ in CASES:
-        game = get_game(name, **params)
-        out[name] = (
-            game,
-            tablebase.build(game, small, folder / f"{game.variant}-{small}"),
-            tablebase.build(game, big, folder / f"{game.variant}-{big}"),
-        )
-    return out
-
-
-def positions(game, tb_small, seeds, count, seed):
-    """Running positions of seeded random games, with ``seeds`` (lo, hi) seeds on the board,
-    outside the small table."""
-    lo, hi = seeds
-    return walked_positions(
-        game, count, seed, until=lambda s: s.seeds_on_board <= hi,
-        keep=lambda s: running(s) and lo <= s.seeds_on_board and not tb_small.covers(s),
-    )  # fmt: skip
+    return build_tables(tmp_path_factory.mktemp("tables"))
 
 
 @pytest.mark.slow
