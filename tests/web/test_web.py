@@ -200,7 +200,7 @@ def test_a_solved_games_opening_shows_its_proven_values(client):
             assert view["proven"]["moves"] == {str(action): sign * data["value"]}
             moves.append(action)
         view = client.post("/api/position", json=body(data["game"], data["params"], moves)).json()
-        words = {1: "wins", 0: "draws", -1: "loses"}
+        words = {1: "wins", 0: "draws", -1: "loses", None: "unproven"}  # None: the search gave up
         assert view["proven"]["moves"] == {
             str(m["moves"][-1]): m["value_for_chooser"] for m in first["moves"]
         }
