@@ -4,7 +4,7 @@
 
     mancala solve GAME [--holes-per-row N] [--table DIR] [--out DIR] [--max-depth D]
                   [--max-seconds S] [--max-nodes N] [--position JSON] [--no-first-moves] [--margin]
-                  [--method id|pn]
+                  [--method id|pn] [--resume]
     mancala solve --check PROOF [--table DIR]
 
 The first form searches forward from the initial position (or ``--position``) down to the table
@@ -15,7 +15,9 @@ peak memory, each proof's size and checksum) to ``--out`` (default ``solve-VARIA
 ``--no-first-moves``, the value after each move of the first real choice (forced moves followed;
 :mod:`mancala_envs.tablebase.first_moves`), each with its own proof under ``first-moves/``; with
 ``--margin``, the root's exact margin (:func:`~mancala_envs.tablebase.solve.solve_margin`) and its
-``margin>=m`` / ``margin<=m`` proofs (``proof-margin-ge3.jsonl.gz`` …, version 2 of §5). The second
+``margin>=m`` / ``margin<=m`` proofs (``proof-margin-ge3.jsonl.gz`` …, version 2 of §5); with
+``--resume``, what the ``solution.json`` already in ``--out`` proved is kept and only the rest is
+searched (:func:`resumable`). The second
 form checks a proof with a table only (:func:`mancala_envs.tablebase.proof.check_proof`; a proof
 records its table's fingerprint, and another table is refused), compares it with the
 ``solution.json`` beside it when there is one (:func:`disagreement`), and exits 0 when both hold, 1
@@ -85,6 +87,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="solve this position (State.to_dict() as JSON, or a file holding it), not the initial one",
     )
     p.add_argument("--no-first-moves", action="store_true", help="only the root position's value")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep what the solve in --out proved (same position and table; its proofs unchanged) "
+        "and search only what it left unproven, with these limits (first moves and margin as asked)",
+    )
     p.add_argument(
         "--method",
         choices=METHODS,
@@ -214,25 +222,34 @@ def _solve(args: argparse.Namespace) -> int:
     initial = position_key(root) == position_key(game.initial_state())
     where = "the initial position" if initial else "the given position (--position)"
     print(f"{PROG}: {game.variant} from {where}, table max_seeds={table.max_seeds} at {table.path}")
-    progress = show_progress if sys.stdout.isatty() else None
-    solution = solve(game, table, root, progress=progress, **limits)
-    if sys.stdout.isatty():
-        print()
-    proofs = save_proofs(solution, out, "proof-", table)
-    print(f"{PROG}: {describe(solution.value, solution.bounds, root.to_move)} "
-          f"({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")  # fmt: skip
-    first = None
-    if not args.no_first_moves and solution.value is not None:
-        first = first_move_report(game, table, root, out, limits)
-    margin = margin_report(game, table, root, solution.value, out, limits) if args.margin else None
+    previous = resumable(out, game, table, root) if args.resume else None
+    if previous is not None and previous["value"] is not None:
+        searched = {k: previous[k] for k in ("value", "bounds", "nodes_searched", "seconds", "depth")}
+        proofs = previous["proofs"]
+        print(f"{PROG}: {previous['statement']} (kept from {out / SOLUTION})")
+    else:
+        progress = show_progress if sys.stdout.isatty() else None
+        solution = solve(game, table, root, progress=progress, **limits)
+        if sys.stdout.isatty():
+            print()
+        searched, proofs = summary(solution), save_proofs(solution, out, "proof-", table)
+        print(f"{PROG}: {describe(solution.value, solution.bounds, root.to_move)} "
+              f"({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")  # fmt: skip
+    value, bounds = searched["value"], tuple(searched["bounds"])
+    kept = previous or {}  # what an earlier solve proved stays unless searched again
+    first, margin = kept.get("first_moves"), kept.get("margin")
+    if not args.no_first_moves and value is not None:
+        first = first_move_report(game, table, root, out, limits, first)
+    if args.margin:
+        margin = margin_report(game, table, root, value, out, limits, margin)
     payload = {
         "game": game.name,
         "params": game.variant_params,
         "variant": game.variant,
         "root": root.to_dict(),
         "player": root.to_move,
-        "statement": describe(solution.value, solution.bounds, root.to_move),
-        **summary(solution),
+        "statement": describe(value, bounds, root.to_move),
+        **searched,
         "table": {
             "max_seeds": table.max_seeds,
             "positions": table.covered_positions,
@@ -249,6 +266,7 @@ def _solve(args: argparse.Namespace) -> int:
             for p in [*proofs, *(margin or {}).get("proofs", [])]
         ],
         "provenance": provenance(shlex.join(["mancala", *args.argv])),
+        **({"resumed": resumed_solves(previous)} if previous is not None else {}),
     }
     write_result(out / "solution.json", payload)
     print(f"{PROG}: proofs and solution.json in {out}")
@@ -261,11 +279,23 @@ def show_progress(depth: int, claim: str, nodes: int) -> None:
 
 
 def margin_report(
-    game: Game, table: Tablebase, root: State, value: int | None, out: Path, limits: dict[str, Any]
+    game: Game,
+    table: Tablebase,
+    root: State,
+    value: int | None,
+    out: Path,
+    limits: dict[str, Any],
+    kept: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``margin`` of ``solution.json``: the root mover's exact margin (None when the budget ran
-    out first), the bounds proven, the search's work and the proofs, written beside the others."""
-    solution = solve_margin(game, table, root, guess=value or 0, **limits)
+    out first), the bounds proven, the search's work and the proofs, written beside the others.
+    ``kept``: the margin of the solve being resumed, kept when exact, else the floor it proved is
+    the search's first guess."""
+    if kept is not None and kept.get("margin") is not None:
+        print(f"{PROG}: {kept['statement']} (kept)")
+        return kept
+    floor = (kept or {}).get("bounds", [None, None])[0]
+    solution = solve_margin(game, table, root, guess=floor if floor is not None else value or 0, **limits)
     proofs = save_proofs(solution, out, "proof-", table)
     low, high = (int(b) if abs(b) != float("inf") else None for b in solution.bounds)
     if solution.margin is not None:
@@ -291,14 +321,21 @@ def margin_report(
 
 
 def first_move_report(
-    game: Game, table: Tablebase, root: State, out: Path, limits: dict[str, Any]
+    game: Game,
+    table: Tablebase,
+    root: State,
+    out: Path,
+    limits: dict[str, Any],
+    kept: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``first_moves`` of ``solution.json``: the value of each move of the first real choice
     (:func:`~mancala_envs.tablebase.first_moves.first_moves`), printed as found, the proofs of
-    those searched written under ``OUT/first-moves/``."""
+    those searched written under ``OUT/first-moves/``. ``kept``: the first moves of the solve being
+    resumed, whose proven values are kept (the others are searched again)."""
     forced, choice = first_choice(game, root)
-    first: dict[str, Any] = {"forced": forced, "player": choice.to_move, "moves": []}
-    for move in first_moves(game, table, choice, forced, **limits):
+    known = {m["moves"][-1]: m for m in (kept or {}).get("moves", []) if m["value_for_chooser"] is not None}
+    found = dict(known)
+    for move in first_moves(game, table, choice, forced, skip=known, **limits):
         child: dict[str, Any]
         if move.solution is None:
             child = {"leaf": move.leaf}
@@ -306,9 +343,42 @@ def first_move_report(
             stem = "after-" + "-".join(map(str, move.moves)) + "-"
             proofs = save_proofs(move.solution, out / "first-moves", stem, table)
             child = {**summary(move.solution), "proofs": proofs}
-        first["moves"].append({"moves": move.moves, "value_for_chooser": move.value, **child})
+        found[move.moves[-1]] = {"moves": move.moves, "value_for_chooser": move.value, **child}
         print(f"  after {move.moves}: player_{choice.to_move} {VALUE_WORDS.get(move.value, 'is not proven')}")
-    return first
+    moves = [found[a] for a in game.legal_actions(choice)]
+    return {"forced": forced, "player": choice.to_move, "moves": moves}
+
+
+def resumable(out: Path, game: Game, table: Tablebase, root: State) -> dict[str, Any]:
+    """``--resume``: the ``solution.json`` in ``out``, when it solved ``root`` of ``game`` on this
+    very table and every proof it lists is there unchanged; ``ValueError`` naming what differs."""
+    path = out / SOLUTION
+    if not path.is_file():
+        raise ValueError(f"--resume: there is no solve to resume in {out} (no {SOLUTION})")
+    old = read_result(path)
+    if old.get("variant") != game.variant:
+        raise ValueError(f"--resume: {path} solved {old.get('variant')}, not {game.variant}")
+    if position_key(game.state_from_dict(old["root"])) != position_key(root):
+        raise ValueError(f"--resume: {path} solved another position")
+    if old["table"]["fingerprint"] != table.fingerprint():
+        raise ValueError(
+            f"--resume: {path} rests on another table (max_seeds={old['table']['max_seeds']}, "
+            f"fingerprint {old['table']['fingerprint'][:16]}), not the one at {table.path}"
+        )
+    margin_proofs = (old.get("margin") or {}).get("proofs", [])
+    first = [p for m in (old.get("first_moves") or {}).get("moves", []) for p in m.get("proofs", [])]
+    listed = [(out, p) for p in [*old["proofs"], *margin_proofs]] + [(out / "first-moves", p) for p in first]
+    for folder, entry in listed:
+        proof = folder / entry["file"]
+        if not proof.is_file() or hashlib.sha256(proof.read_bytes()).hexdigest() != entry["sha256"]:
+            raise ValueError(f"--resume: {proof}, listed in {path}, is missing or changed (its SHA-256)")
+    return old
+
+
+def resumed_solves(previous: dict[str, Any]) -> list[dict[str, Any]]:
+    """The earlier runs of a resumed solve, newest first: each one's limits, method and provenance."""
+    here = {k: previous.get(k) for k in ("limits", "method", "provenance")}
+    return [here, *previous.get("resumed", [])]
 
 
 def proof_to_check(named: Path) -> Path:

@@ -5,7 +5,7 @@ after the root's value (:mod:`mancala_envs.cli.solve`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,10 +36,14 @@ def first_choice(game: Game, state: State) -> tuple[list[int], State]:
     return forced, state
 
 
-def first_moves(game: Game, table, choice: State, forced: list[int], **limits: Any) -> Iterator[FirstMove]:
+def first_moves(
+    game: Game, table, choice: State, forced: list[int], skip: Container[int] = (), **limits: Any
+) -> Iterator[FirstMove]:
     """Each legal move of ``choice`` (reached by the moves ``forced``) with its value for the
-    player choosing, one at a time (``limits``: those of :func:`solve`)."""
+    player choosing, one at a time, but those in ``skip`` (``limits``: those of :func:`solve`)."""
     for action in game.legal_actions(choice):
+        if action in skip:
+            continue
         after = game.apply(choice, action)
         line = [*forced, action]
         sign = 1 if after.to_move == choice.to_move else -1  # values are for the player to move

@@ -10,6 +10,7 @@ import pytest
 from solve_cases import CASES, build_tables, positions
 
 from mancala_envs.cli.solve import main as solve_main
+from mancala_envs.infra.results import read_result, write_result
 from mancala_envs.tablebase.claims import table_margins
 from mancala_envs.tablebase.pn import PNProver
 from mancala_envs.tablebase.proof import check_proof, write_proof
@@ -142,3 +143,63 @@ def test_a_refutation_proves_the_opposite_claim(tables, tmp_path):
             assert check_proof(path, small).claim == opposite
             checked += 1
     assert checked >= 6
+
+
+def untimed(result):
+    """``result`` without its timings (``seconds``, ``checked_seconds``), which differ run to run."""
+    if isinstance(result, dict):
+        return {k: untimed(v) for k, v in result.items() if not k.endswith("seconds")}
+    return [untimed(v) for v in result] if isinstance(result, list) else result
+
+
+def test_mancala_solve_resume_keeps_what_was_proven_and_searches_the_rest(tables, tmp_path, capsys):
+    """``--resume`` keeps the root's value, its margin and each proven first move of the solve in
+    ``--out`` (their proofs unchanged), searches only a first move left unproven, and refuses a
+    folder without a solve, another position and a proof that changed."""
+    game, small, _big = tables["en_dodoi"]
+    state = positions(game, small, (9, 10), 1, seed=3)[0]
+    out = tmp_path / "solved"
+    flags = ["--holes-per-row", str(game.holes_per_row), "--table", str(small.path), "--out", str(out)]
+    args = ["en_dodoi", *flags, "--position", json.dumps(state.to_dict()), "--method", "pn"]
+    assert solve_main([*args, "--no-first-moves", "--margin"]) == 0
+    first_run = json.loads((out / "solution.json").read_text())
+    assert first_run["first_moves"] is None
+    capsys.readouterr()
+    assert solve_main([*args, "--resume", "--margin"]) == 0
+    assert f"(kept from {out / 'solution.json'})" in capsys.readouterr().out
+    second = json.loads((out / "solution.json").read_text())
+    assert second["proofs"] == first_run["proofs"] and second["margin"] == first_run["margin"]
+    assert second["resumed"] == [{k: first_run[k] for k in ("limits", "method", "provenance")}]
+    searched = [m for m in second["first_moves"]["moves"] if "proofs" in m]
+    assert searched and all(m["value_for_chooser"] is not None for m in second["first_moves"]["moves"])
+
+    def unproven(result):  # as if the budget had run out on the first searched move
+        move = next(m for m in result["first_moves"]["moves"] if m["moves"] == searched[0]["moves"])
+        move.update(value_for_chooser=None, value=None, bounds=[-1, 1], proofs=[])
+
+    result = read_result(out / "solution.json")
+    unproven(result)
+    write_result(out / "solution.json", result)
+    for proof in searched[0]["proofs"]:
+        (out / "first-moves" / proof["file"]).unlink()
+    assert solve_main([*args, "--resume", "--no-first-moves"]) == 0  # nothing searched, nothing lost
+    kept = read_result(out / "solution.json")
+    assert kept["first_moves"] == result["first_moves"] and kept["margin"] == first_run["margin"]
+    assert solve_main([*args, "--resume"]) == 0
+    third = json.loads((out / "solution.json").read_text())
+    assert untimed(third["first_moves"]) == untimed(second["first_moves"])  # searched again: the same proofs
+    assert len(third["resumed"]) == 3 and third["margin"] == first_run["margin"]
+    for proof in searched[0]["proofs"]:
+        check = ["--check", str(out / "first-moves" / proof["file"]), "--table", str(small.path)]
+        assert solve_main(check) == 0
+    capsys.readouterr()
+    path = out / "first-moves" / searched[0]["proofs"][0]["file"]
+    path.write_bytes(path.read_bytes() + b"\n")
+    assert solve_main([*args, "--resume"]) == 2
+    assert "is missing or changed" in capsys.readouterr().err
+    other = positions(game, small, (9, 10), 2, seed=3)[1]
+    moved = ["en_dodoi", *flags, "--position", json.dumps(other.to_dict()), "--resume"]
+    assert solve_main(moved) == 2
+    assert "solved another position" in capsys.readouterr().err
+    assert solve_main([*args[:-6], "--out", str(tmp_path / "empty"), *args[-4:], "--resume"]) == 2
+    assert "there is no solve to resume" in capsys.readouterr().err
