@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mancala_envs.infra import interrupts
 from mancala_envs.infra.extras import require
 from mancala_envs.web.workers import DEFAULT_QUEUE
 
@@ -126,21 +127,27 @@ def build_parser() -> Any:
 def run_server(app, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` with uvicorn until Ctrl-C or SIGTERM, which kill the app's workers
     at once (a running computation answers 503) and then stop uvicorn; the signal is raised again
-    after (the command's ``KeyboardInterrupt`` line and exit status). uvicorn configures the
-    process's logging: tests replace this function."""
+    after (the command's ``KeyboardInterrupt`` line and exit status), as an
+    :class:`~mancala_envs.infra.interrupts.Interrupted` when the process ignores that signal (a
+    server started in the background of a script: uvicorn still stops on it). uvicorn configures
+    the process's logging: tests replace this function."""
     uvicorn = require("uvicorn", "web", "mancala serve")
 
     class Server(uvicorn.Server):
         stop_asked = 0.0
+        stop_signal = 0
 
         def handle_exit(self, sig: int, frame) -> None:
             """The first signal kills the workers and starts the (then quick) shutdown; another
             one forces the exit only if that shutdown has taken over :data:`FORCE_AFTER` s."""
             app.state.pool.kill()
             if not self.should_exit:
-                self.stop_asked = time.monotonic()
+                self.stop_asked, self.stop_signal = time.monotonic(), sig
                 super().handle_exit(sig, frame)
             elif time.monotonic() - self.stop_asked > FORCE_AFTER:
                 super().handle_exit(sig, frame)
 
-    Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    server = Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[sock])  # re-raises the stop signal when its handler raises
+    if server.stop_signal:
+        raise interrupts.Interrupted(server.stop_signal)

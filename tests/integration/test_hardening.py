@@ -277,9 +277,9 @@ def test_10_ctrl_c_inside_a_compiled_search_during_a_tournament(tmp_path):
 def test_10_ctrl_c_during_an_evaluation_keeps_the_finished_games(tmp_path):
     out = tmp_path / "e"
     games = out / "games.jsonl"
-    args = ["-m", "mancala_envs.evaluation.evaluate", "greedy", "--game", "sadeqa_ii", "--opponents",
-    "minimax:depth=6",
-            "--games", "200", "--out", str(out), "--no-progress"]  # fmt: skip
+    # ~0.2 s a game here (200 games ~45 s): the evaluation is still running when the signal comes
+    args = ["-m", "mancala_envs.evaluation.evaluate", "greedy", "--game", "songo_ewondo", "--opponents",
+            "minimax:depth=11", "--games", "200", "--out", str(out), "--no-progress"]  # fmt: skip
     proc = interrupt_after(args, lambda: games.exists() and games.read_text().count("\n") >= 2, delay=0.5)
     assert proc.returncode == 130, proc.stderr[-2000:]
     assert "interrupted; the finished games are in" in proc.stderr and "Traceback" not in proc.stderr

@@ -723,22 +723,24 @@ def test_serve_refuses_a_bad_host_at_once_in_one_line(monkeypatch, capsys, tmp_p
     assert not out and err.count("\n") == 1 and "999.1.1.1" in err and "warning" not in err
 
 
-def _start_serve(*argv):
-    """``mancala serve --workers 1 ARGV`` in a session of its own (its workers with it)."""
+def _start_serve(*argv, sigint=signal.SIG_DFL):
+    """``mancala serve --workers 1 ARGV`` in a session of its own (its workers with it), started
+    with SIGINT's disposition ``sigint`` (``SIG_IGN``: as a script's background job starts it)."""
     return subprocess.Popen(
         [sys.executable, "-m", "mancala_envs.cli.main", "serve", "--workers", "1", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )
 
 
 @contextlib.contextmanager
-def _serving(*argv):
+def _serving(*argv, sigint=signal.SIG_DFL):
     """``(process, url)`` of a running ``mancala serve``; whatever the test did, the server and its
     workers are gone after."""
-    proc = _start_serve(*argv)
+    proc = _start_serve(*argv, sigint=sigint)
     try:
         line = proc.stdout.readline()  # printed once the worker has warmed up
         match = re.match(r"mancala serve: (http://\S+/)", line)
@@ -795,6 +797,17 @@ def test_a_stop_ends_a_running_analysis_at_once_with_one_line(tmp_path, signals,
     assert proc.returncode == status, err
     assert err.strip() == line and not out
     assert replies and replies[0][0] == 503 and b"stopping" in replies[0][1]
+
+
+def test_a_server_started_with_ctrl_c_ignored_still_ends_with_the_line_and_status(tmp_path):
+    """A script's background job starts with SIGINT ignored; uvicorn stops on it anyway, and the
+    command then said nothing and exited 0. Now it ends as a stop does: one line, status 130."""
+    with _serving("--tables", str(tmp_path), sigint=signal.SIG_IGN) as (proc, url):
+        with urllib.request.urlopen(url, timeout=60) as page:
+            assert page.status == 200
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=50)
+    assert proc.returncode == 130 and err.strip() == "mancala: interrupted" and not out
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the workers in /proc (Linux)")
