@@ -34,7 +34,7 @@ import shlex
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -223,54 +223,92 @@ def _solve(args: argparse.Namespace) -> int:
     where = "the initial position" if initial else "the given position (--position)"
     print(f"{PROG}: {game.variant} from {where}, table max_seeds={table.max_seeds} at {table.path}")
     previous = resumable(out, game, table, root) if args.resume else None
-    if previous is not None and previous["value"] is not None:
-        searched = {k: previous[k] for k in ("value", "bounds", "nodes_searched", "seconds", "depth")}
-        proofs = previous["proofs"]
-        print(f"{PROG}: {previous['statement']} (kept from {out / SOLUTION})")
-    else:
-        progress = show_progress if sys.stdout.isatty() else None
-        solution = solve(game, table, root, progress=progress, **limits)
-        if sys.stdout.isatty():
-            print()
-        searched, proofs = summary(solution), save_proofs(solution, out, "proof-", table)
-        print(f"{PROG}: {describe(solution.value, solution.bounds, root.to_move)} "
-              f"({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")  # fmt: skip
-    value, bounds = searched["value"], tuple(searched["bounds"])
     kept = previous or {}  # what an earlier solve proved stays unless searched again
-    first, margin = kept.get("first_moves"), kept.get("margin")
-    if not args.no_first_moves and value is not None:
-        first = first_move_report(game, table, root, out, limits, first)
-    if args.margin:
-        margin = margin_report(game, table, root, value, out, limits, margin)
-    payload = {
+    result: dict[str, Any] = {
         "game": game.name,
         "params": game.variant_params,
         "variant": game.variant,
         "root": root.to_dict(),
         "player": root.to_move,
-        "statement": describe(value, bounds, root.to_move),
-        **searched,
         "table": {
             "max_seeds": table.max_seeds,
             "positions": table.covered_positions,
             "fingerprint": table.fingerprint(),
         },
-        "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "limits": {k: v for k, v in limits.items() if k != "method"},
         "method": args.method,
-        "proofs": proofs,
-        "first_moves": first,
-        **({"margin": margin} if margin is not None else {}),
-        "check": [
-            f"mancala solve --check {out / p['file']} --table DIR"
-            for p in [*proofs, *(margin or {}).get("proofs", [])]
-        ],
         "provenance": provenance(shlex.join(["mancala", *args.argv])),
         **({"resumed": resumed_solves(previous)} if previous is not None else {}),
+        "first_moves": kept.get("first_moves"),
+        **({"margin": kept["margin"]} if kept.get("margin") is not None else {}),
     }
-    write_result(out / "solution.json", payload)
+    result.update(root_report(game, table, root, out, limits, previous))
+    write_solution(out, result)  # after every search that ends: a stop keeps what it proved
+    if not args.no_first_moves and result["value"] is not None:
+        result["first_moves"] = first_move_report(
+            game, table, root, out, limits, kept.get("first_moves"),
+            on_move=lambda first: write_solution(out, {**result, "first_moves": first}),
+        )  # fmt: skip
+        write_solution(out, result)
+    if args.margin:
+        result["margin"] = margin_report(game, table, root, result["value"], out, limits, kept.get("margin"))
+        write_solution(out, result)
     print(f"{PROG}: proofs and solution.json in {out}")
     return 0
+
+
+def root_report(
+    game: Game, table: Tablebase, root: State, out: Path, limits: dict[str, Any], kept: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The root's part of ``solution.json`` (statement, value, bounds, work, proofs); ``kept``: the
+    solve being resumed, whose value is kept when proven and whose bounds are kept where the new
+    search proves less."""
+    if kept is not None and kept["value"] is not None:
+        print(f"{PROG}: {kept['statement']} (kept from {out / SOLUTION})")
+        return {
+            k: kept[k]
+            for k in ("statement", "value", "bounds", "nodes_searched", "seconds", "depth", "proofs")
+        }
+    progress = show_progress if sys.stdout.isatty() else None
+    solution = solve(game, table, root, progress=progress, **limits)
+    if sys.stdout.isatty():
+        print()
+    searched = {**summary(solution), "proofs": save_proofs(solution, out, "proof-", table)}
+    searched["bounds"], searched["proofs"] = stronger_bounds(searched, kept)
+    low, high = searched["bounds"]
+    searched["value"] = low if low == high else None
+    words = describe(searched["value"], (low, high), root.to_move)
+    print(f"{PROG}: {words} ({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")
+    return {"statement": words, **searched}
+
+
+def stronger_bounds(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[list, list]:
+    """The ``bounds`` and ``proofs`` of a claim searched again: each side (``>=`` below, ``<=``
+    above; ``None`` unbounded) from the search that proved more, the new one on a tie."""
+    if old is None or "bounds" not in old:
+        return list(new["bounds"]), list(new["proofs"])
+    bounds, proofs = [], []
+    for side, sign in ((0, ">="), (1, "<=")):
+        fresh, earlier = new["bounds"][side], old["bounds"][side]
+        better = earlier is not None and (
+            fresh is None or (earlier > fresh if side == 0 else earlier < fresh)
+        )
+        source = old if better else new
+        bounds.append(source["bounds"][side])
+        proofs += [p for p in source.get("proofs", []) if sign in p["claim"]]
+    return bounds, proofs
+
+
+def write_solution(out: Path, result: dict[str, Any]) -> None:
+    """``out/solution.json``: ``result`` with the peak memory so far and the commands that check
+    its proofs."""
+    proofs = [*result["proofs"], *(result.get("margin") or {}).get("proofs", [])]
+    payload = {
+        **result,
+        "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "check": [f"mancala solve --check {out / p['file']} --table DIR" for p in proofs],
+    }
+    write_result(out / SOLUTION, payload)
 
 
 def show_progress(depth: int, claim: str, nodes: int) -> None:
@@ -296,21 +334,16 @@ def margin_report(
         return kept
     floor = (kept or {}).get("bounds", [None, None])[0]
     solution = solve_margin(game, table, root, guess=floor if floor is not None else value or 0, **limits)
-    proofs = save_proofs(solution, out, "proof-", table)
-    low, high = (int(b) if abs(b) != float("inf") else None for b in solution.bounds)
-    if solution.margin is not None:
-        words = f"player_{root.to_move}'s margin is {solution.margin:+d} with perfect play"
-    else:
-        proven = [
-            f"at least {low:+d}" if low is not None else "",
-            f"at most {high:+d}" if high is not None else "",
-        ]
-        words = (
-            f"player_{root.to_move}'s margin is not proven: {', '.join(filter(None, proven)) or 'no bound'}"
-        )
+    searched = {
+        "bounds": [int(b) if abs(b) != float("inf") else None for b in solution.bounds],
+        "proofs": save_proofs(solution, out, "proof-", table),
+    }
+    (low, high), proofs = stronger_bounds(searched, kept)
+    margin = low if low is not None and low == high else None
+    words = margin_words(root.to_move, margin, low, high)
     print(f"{PROG}: {words} ({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")
     return {
-        "margin": solution.margin,
+        "margin": margin,
         "bounds": [low, high],
         "statement": words,
         "nodes_searched": solution.nodes_searched,
@@ -320,6 +353,17 @@ def margin_report(
     }
 
 
+def margin_words(player: int, margin: int | None, low: int | None, high: int | None) -> str:
+    """The margin's statement: exact, or the bounds proven."""
+    if margin is not None:
+        return f"player_{player}'s margin is {margin:+d} with perfect play"
+    proven = [
+        f"at least {low:+d}" if low is not None else "",
+        f"at most {high:+d}" if high is not None else "",
+    ]
+    return f"player_{player}'s margin is not proven: {', '.join(filter(None, proven)) or 'no bound'}"
+
+
 def first_move_report(
     game: Game,
     table: Tablebase,
@@ -327,13 +371,17 @@ def first_move_report(
     out: Path,
     limits: dict[str, Any],
     kept: dict[str, Any] | None = None,
+    on_move: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """The ``first_moves`` of ``solution.json``: the value of each move of the first real choice
     (:func:`~mancala_envs.tablebase.first_moves.first_moves`), printed as found, the proofs of
     those searched written under ``OUT/first-moves/``. ``kept``: the first moves of the solve being
-    resumed, whose proven values are kept (the others are searched again)."""
+    resumed, whose proven values are kept (the others are searched again, the earlier bounds kept
+    where the new search does not reach them). ``on_move(first_moves)`` after each search, the moves not
+    searched yet listed as unproven."""
     forced, choice = first_choice(game, root)
-    known = {m["moves"][-1]: m for m in (kept or {}).get("moves", []) if m["value_for_chooser"] is not None}
+    earlier = {m["moves"][-1]: m for m in (kept or {}).get("moves", [])}
+    known = {a: m for a, m in earlier.items() if m["value_for_chooser"] is not None}
     found = dict(known)
     for move in first_moves(game, table, choice, forced, skip=known, **limits):
         child: dict[str, Any]
@@ -343,9 +391,38 @@ def first_move_report(
             stem = "after-" + "-".join(map(str, move.moves)) + "-"
             proofs = save_proofs(move.solution, out / "first-moves", stem, table)
             child = {**summary(move.solution), "proofs": proofs}
-        found[move.moves[-1]] = {"moves": move.moves, "value_for_chooser": move.value, **child}
+        entry = {"moves": move.moves, "value_for_chooser": move.value, **child}
+        found[move.moves[-1]] = merged_move(game, choice, entry, earlier.get(move.moves[-1]))
         print(f"  after {move.moves}: player_{choice.to_move} {VALUE_WORDS.get(move.value, 'is not proven')}")
-    moves = [found[a] for a in game.legal_actions(choice)]
+        if on_move is not None:
+            on_move(first_moves_listing(game, choice, forced, found, earlier))
+    return first_moves_listing(game, choice, forced, found, earlier)
+
+
+def merged_move(game: Game, choice: State, entry: dict[str, Any], earlier: dict[str, Any] | None) -> dict:
+    """``entry`` (a first move searched) with each bound of the ``earlier`` entry it did not reach
+    (:func:`stronger_bounds`); their value when the bounds meet."""
+    if entry["value_for_chooser"] is not None or earlier is None or "bounds" not in earlier:
+        return entry
+    bounds, proofs = stronger_bounds(entry, earlier)
+    value = bounds[0] if bounds[0] == bounds[1] else None
+    after = game.apply(choice, entry["moves"][-1])
+    sign = 1 if after.to_move == choice.to_move else -1  # values are for the player to move
+    chooser = None if value is None else sign * value
+    return {**entry, "value_for_chooser": chooser, "value": value, "bounds": bounds, "proofs": proofs}
+
+
+def first_moves_listing(
+    game: Game, choice: State, forced: list, found: dict, earlier: dict
+) -> dict[str, Any]:
+    """The ``first_moves`` entry: each legal move's result, an earlier one, or (not searched yet)
+    no bound."""
+    unsearched = {"value_for_chooser": None, "value": None, "bounds": [-1, 1], "nodes_searched": 0,
+                  "seconds": 0.0, "depth": -1, "proofs": []}  # fmt: skip
+    moves = [
+        found.get(a) or earlier.get(a) or {"moves": [*forced, a], **unsearched}
+        for a in game.legal_actions(choice)
+    ]
     return {"forced": forced, "player": choice.to_move, "moves": moves}
 
 
@@ -358,12 +435,19 @@ def resumable(out: Path, game: Game, table: Tablebase, root: State) -> dict[str,
     old = read_result(path)
     if old.get("variant") != game.variant:
         raise ValueError(f"--resume: {path} solved {old.get('variant')}, not {game.variant}")
+    missing = [k for k in ("root", "proofs", "table") if k not in old]
+    fingerprint = (old.get("table") or {}).get("fingerprint")
+    if missing or not isinstance(fingerprint, str):
+        what = ", ".join(missing) or "its table's fingerprint"
+        raise ValueError(
+            f"--resume: {path} does not record {what} (an older solve): solve again without --resume"
+        )
     if position_key(game.state_from_dict(old["root"])) != position_key(root):
         raise ValueError(f"--resume: {path} solved another position")
-    if old["table"]["fingerprint"] != table.fingerprint():
+    if fingerprint != table.fingerprint():
         raise ValueError(
             f"--resume: {path} rests on another table (max_seeds={old['table']['max_seeds']}, "
-            f"fingerprint {old['table']['fingerprint'][:16]}), not the one at {table.path}"
+            f"fingerprint {fingerprint[:16]}), not the one at {table.path}"
         )
     margin_proofs = (old.get("margin") or {}).get("proofs", [])
     first = [p for m in (old.get("first_moves") or {}).get("moves", []) for p in m.get("proofs", [])]
@@ -495,5 +579,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
-        print(f"\n{PROG}: {interrupts.stopped(e)}; nothing is written before a search ends", file=sys.stderr)
+        kept = (
+            ""
+            if args.check is not None
+            else "; solution.json in --out holds every search that ended (--resume)"
+        )
+        print(f"\n{PROG}: {interrupts.stopped(e)}{kept}", file=sys.stderr)
         return interrupts.exit_status(e)

@@ -76,6 +76,50 @@ def check_disk_space(
         )
 
 
+# The default build's memory for one layer, bytes per board of that layer (both players to move):
+# its moves (4 bytes a hole) and the value iteration's arrays. Measured on En Dodoi 8: the peak
+# resident memory of max_seeds=11 and 12 (7.7 M and 17.4 M boards in the last layer: 0.69 and
+# 1.35 GB) grows by 69 bytes a board, 4 x 16 holes + 5; 38 covers the moves' other arrays and the
+# finished layers' values read meanwhile. (A build of max_seeds=16, 300 M boards, was killed by
+# the kernel above 19 GB.)
+DEFAULT_BYTES_PER_BOARD = 38
+
+
+def default_build_bytes(game: Game, seeds: int) -> int:
+    """About the memory the default (not low-memory) build needs for the layer of ``seeds``."""
+    holes = 2 * game.holes_per_row
+    offsets = layer_offsets(seeds, holes)
+    return int(offsets[seeds + 1] - offsets[seeds]) * (2 * holes + DEFAULT_BYTES_PER_BOARD)
+
+
+def available_memory() -> int | None:
+    """The memory the kernel can give without swapping (``MemAvailable``), or ``None`` off Linux."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def check_memory(game: Game, max_seeds: int) -> None:
+    """``ValueError`` when the default build's largest layer (``max_seeds`` seeds) would need more
+    memory than is available: the kernel would kill the process without a word (the layers on disk
+    stay); the low-memory build fits."""
+    available = available_memory()
+    if available is None:
+        return
+    need = default_build_bytes(game, max_seeds)
+    if need > available:
+        raise ValueError(
+            f"the default build of {store.table_name(game)}'s layer of {max_seeds} seeds needs about "
+            f"{_bytes(need)} of memory and {_bytes(available)} is available: build it with "
+            "low_memory=True (--low-memory: at most 4 bytes a position) or choose a smaller max_seeds"
+        )
+
+
 def _bytes(n: int) -> str:
     return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
 
@@ -106,8 +150,9 @@ def build(
     players to move, plus a constant; slower), with the same files as the default build.
 
     Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds
-    (or 120), ``path`` a file, or a table larger than the free disk space there (counting the
-    blocks its files really hold). The arrays are allocated on disk before they are mapped, so a
+    (or 120), ``path`` a file, a table larger than the free disk space there (counting the
+    blocks its files really hold), or a default build whose last layer needs more memory than is
+    available (:func:`check_memory`). The arrays are allocated on disk before they are mapped, so a
     disk that fills up meanwhile is an ``OSError`` naming the file, never a bus error. The folder's
     ``.lock`` file is only an advisory ``flock`` (:mod:`~mancala_envs.infra.locks`), released when
     the build ends or its process dies, so a failed build never blocks the next one."""
@@ -131,6 +176,8 @@ def build(
             return load(path, game, max_seeds)
         version = int(header["version"])
     check_disk_space(game, max_seeds, path, existing, version)
+    if not low_memory and ray_address is None:  # (a Ray build holds a layer's moves on its workers)
+        check_memory(game, max_seeds)
     with store.build_lock(path), deferred_interrupts():  # Ctrl-C waits for a layer chunk's end
         header = store.read_header(path) if (path / store.HEADER).is_file() else store.new_header(game)
         store.check_game(header, game, path)

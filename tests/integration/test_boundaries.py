@@ -280,3 +280,17 @@ def test_network_agents_answer_an_empty_batch_and_lookahead_refuses_a_bool_ply()
         assert make_agent(spec).act_batch(game, game.initial_states(2)).shape == (2,)
     with pytest.raises(ValueError, match="1, 2 or 3 plies"):
         game.lookahead_batch(game.initial_states(1), plies=True)
+
+
+def test_tablebase_default_build_refuses_a_layer_larger_than_the_memory(tmp_path, monkeypatch):
+    """The kernel kills a build that runs out of memory without a word; the default build now
+    refuses up front, naming the low-memory build, which still builds the same table."""
+    game, out = get_game("sadeqa_ii"), tmp_path / "tb"
+    need = builder.default_build_bytes(game, 6)
+    monkeypatch.setattr(builder, "available_memory", lambda: need - 1)
+    with pytest.raises(ValueError, match=r"layer of 6 seeds needs about .*--low-memory"):
+        tablebase.build(game, 6, out)
+    assert not out.exists()
+    small = tablebase.build(game, 6, out, low_memory=True)
+    monkeypatch.setattr(builder, "available_memory", lambda: need)
+    assert small.fingerprint() == tablebase.build(game, 6, tmp_path / "default").fingerprint()

@@ -203,3 +203,72 @@ def test_mancala_solve_resume_keeps_what_was_proven_and_searches_the_rest(tables
     assert "solved another position" in capsys.readouterr().err
     assert solve_main([*args[:-6], "--out", str(tmp_path / "empty"), *args[-4:], "--resume"]) == 2
     assert "there is no solve to resume" in capsys.readouterr().err
+
+
+def test_mancala_solve_resume_keeps_a_proven_bound_a_smaller_budget_does_not_reach(tables, tmp_path, capsys):
+    """A margin left open at ``>= m`` and resumed with a budget too small to prove anything keeps
+    ``>= m`` and its proof listed (the checker accepts it as the solve's); a solve that does not
+    record its table's fingerprint is refused in one line."""
+    game, small, _big = tables["en_dodoi"]
+    state = positions(game, small, (9, 10), 1, seed=3)[0]
+    out = tmp_path / "solved"
+    flags = ["--holes-per-row", str(game.holes_per_row), "--table", str(small.path), "--out", str(out)]
+    args = [
+        "en_dodoi",
+        *flags,
+        "--position",
+        json.dumps(state.to_dict()),
+        "--method",
+        "pn",
+        "--no-first-moves",
+    ]
+    assert solve_main([*args, "--margin"]) == 0
+    result = read_result(out / "solution.json")
+    exact = result["margin"]["margin"]
+    floor = next(p for p in result["margin"]["proofs"] if p["claim"] == f"margin>={exact}")
+    result["margin"].update(margin=None, bounds=[exact, None], proofs=[floor], statement="open")
+    write_result(out / "solution.json", result)  # as if the budget had run out above the floor
+    assert solve_main([*args, "--margin", "--resume", "--max-nodes", "1"]) == 0
+    resumed = read_result(out / "solution.json")["margin"]
+    assert resumed["bounds"] == [exact, None] and resumed["proofs"] == [floor]
+    assert resumed["statement"] == f"player_{state.to_move}'s margin is not proven: at least {exact:+d}"
+    assert solve_main(["--check", str(out / floor["file"]), "--table", str(small.path)]) == 0
+    assert solve_main([*args, "--margin", "--resume"]) == 0  # a budget that closes it
+    assert read_result(out / "solution.json")["margin"]["margin"] == exact
+    result = read_result(out / "solution.json")
+    del result["table"]["fingerprint"]
+    write_result(out / "solution.json", result)
+    capsys.readouterr()
+    assert solve_main([*args, "--resume"]) == 2
+    assert "does not record its table's fingerprint" in capsys.readouterr().err
+
+
+def test_a_stopped_solve_keeps_every_search_that_ended(tables, tmp_path, capsys, monkeypatch):
+    """Ctrl-C after the first of the first moves: ``solution.json`` lists that move with its proofs
+    (the others not searched yet), and ``--resume`` ends the solve as an unstopped one would."""
+    import mancala_envs.cli.solve as command
+
+    game, small, _big = tables["en_dodoi"]
+    state = positions(game, small, (9, 10), 1, seed=3)[0]
+    flags = ["--holes-per-row", str(game.holes_per_row), "--table", str(small.path), "--method", "pn"]
+    args = ["en_dodoi", *flags, "--position", json.dumps(state.to_dict())]
+    assert solve_main([*args, "--out", str(tmp_path / "whole")]) == 0
+    whole = read_result(tmp_path / "whole" / "solution.json")
+    searches = command.first_moves
+
+    def stopped_after_one(*a, **k):
+        found = searches(*a, **k)
+        yield next(found)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "first_moves", stopped_after_one)
+    out = tmp_path / "stopped"
+    assert solve_main([*args, "--out", str(out)]) == 130
+    assert "solution.json in --out holds every search that ended" in capsys.readouterr().err
+    kept = read_result(out / "solution.json")["first_moves"]["moves"]
+    done = [m for m in kept if m["value_for_chooser"] is not None]
+    assert len(done) == 1 and untimed(done[0]) in untimed(whole["first_moves"]["moves"])
+    assert all(m["bounds"] == [-1, 1] and not m["proofs"] for m in kept if m["value_for_chooser"] is None)
+    monkeypatch.setattr(command, "first_moves", searches)
+    assert solve_main([*args, "--out", str(out), "--resume"]) == 0
+    assert untimed(read_result(out / "solution.json")["first_moves"]) == untimed(whole["first_moves"])
