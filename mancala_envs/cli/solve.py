@@ -240,6 +240,7 @@ def _solve(args: argparse.Namespace) -> int:
         "provenance": provenance(shlex.join(["mancala", *args.argv])),
         **({"resumed": resumed_solves(previous)} if previous is not None else {}),
         "first_moves": kept.get("first_moves"),
+        "peak_memory_mb": kept.get("peak_memory_mb", 0.0),  # of every run of this solve
         **({"margin": kept["margin"]} if kept.get("margin") is not None else {}),
     }
     result.update(root_report(game, table, root, out, limits, previous))
@@ -299,13 +300,18 @@ def stronger_bounds(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[li
     return bounds, proofs
 
 
+def peak_memory_mb() -> float:
+    """This process's peak resident memory so far, in MiB."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
 def write_solution(out: Path, result: dict[str, Any]) -> None:
-    """``out/solution.json``: ``result`` with the peak memory so far and the commands that check
-    its proofs."""
+    """``out/solution.json``: ``result`` with the peak memory so far (of every run of a resumed
+    solve) and the commands that check its proofs."""
     proofs = [*result["proofs"], *(result.get("margin") or {}).get("proofs", [])]
     payload = {
         **result,
-        "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_memory_mb": max(peak_memory_mb(), result.get("peak_memory_mb", 0.0)),
         "check": [f"mancala solve --check {out / p['file']} --table DIR" for p in proofs],
     }
     write_result(out / SOLUTION, payload)
