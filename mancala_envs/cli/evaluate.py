@@ -94,8 +94,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:  # a failed write (a full disk): the finished games are in games.jsonl
         print(f"{PROG} {NAME}: error: {one_line(e)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as e:  # before the games: nothing to keep
-        print(f"\n{PROG} {NAME}: {interrupts.stopped(e)}", file=sys.stderr)
+    except KeyboardInterrupt as e:  # before the games, or after them (the report)
+        games = args.out / "games.jsonl" if args.out is not None else None
+        kept = f"; the finished games are in {games}" if games is not None and games.is_file() else ""
+        print(f"\n{PROG} {NAME}: {interrupts.stopped(e)}{kept}", file=sys.stderr)
         return interrupts.exit_status(e)
 
 

@@ -389,6 +389,8 @@ def first_move_report(
     earlier = {m["moves"][-1]: m for m in (kept or {}).get("moves", [])}
     known = {a: m for a, m in earlier.items() if m["value_for_chooser"] is not None}
     found = dict(known)
+    for m in known.values():
+        print(f"  after {m['moves']}: player_{choice.to_move} {VALUE_WORDS[m['value_for_chooser']]} (kept)")
     for move in first_moves(game, table, choice, forced, skip=known, **limits):
         child: dict[str, Any]
         if move.solution is None:

@@ -198,3 +198,19 @@ def test_suite_balance_is_the_movers_mean_score():
         for k, s in enumerate(openings)
     ]
     assert games == 12 and mean == pytest.approx(np.mean(expect)) and lo <= mean <= hi
+
+
+def test_ctrl_c_while_the_report_is_written_says_where_the_finished_games_are(tmp_path, capsys, monkeypatch):
+    """A stop after the last game (while the report is printed) keeps every game: the line says where."""
+    import mancala_envs.cli.evaluate as command
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "report", stopped)
+    out = tmp_path / "e"
+    argv = ["greedy", "--game", "sadeqa_ii", "--opponents", "random", "--games", "4", "--out", str(out),
+            "--no-progress"]  # fmt: skip
+    assert evaluate_main(argv) == 130
+    assert f"interrupted; the finished games are in {out / 'games.jsonl'}" in capsys.readouterr().err
+    assert len(load_records(out / "games.jsonl", verify=True)) == 4

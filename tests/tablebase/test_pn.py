@@ -185,7 +185,10 @@ def test_mancala_solve_resume_keeps_what_was_proven_and_searches_the_rest(tables
     assert solve_main([*args, "--resume", "--no-first-moves"]) == 0  # nothing searched, nothing lost
     kept = read_result(out / "solution.json")
     assert kept["first_moves"] == result["first_moves"] and kept["margin"] == first_run["margin"]
+    capsys.readouterr()
     assert solve_main([*args, "--resume"]) == 0
+    shown = capsys.readouterr().out  # every first move: the kept ones say so
+    assert shown.count("(kept)") == len(second["first_moves"]["moves"]) - 1 == shown.count("  after ") - 1
     third = json.loads((out / "solution.json").read_text())
     assert untimed(third["first_moves"]) == untimed(second["first_moves"])  # searched again: the same proofs
     assert len(third["resumed"]) == 3 and third["margin"] == first_run["margin"]
