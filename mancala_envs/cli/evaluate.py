@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:  # a failed write (a full disk): the finished games are in games.jsonl
         print(f"{PROG} {NAME}: error: {one_line(e)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as e:  # before the games, or after them (the report)
+    except KeyboardInterrupt as e:  # before, during or after the games (the report)
         games = args.out / "games.jsonl" if args.out is not None else None
         kept = f"; the finished games are in {games}" if games is not None and games.is_file() else ""
         print(f"\n{PROG} {NAME}: {interrupts.stopped(e)}{kept}", file=sys.stderr)
@@ -145,10 +145,6 @@ def evaluation(args: argparse.Namespace, held: ExitStack) -> int:
                     not args.no_progress,
                     on_game=GamesFile(games_fh) if games_fh else None,
                 )
-    except KeyboardInterrupt as e:
-        kept = f"; the finished games are in {args.out / 'games.jsonl'}" if args.out else ""
-        print(f"\n{PROG} {NAME}: {interrupts.stopped(e)}{kept}", file=sys.stderr)
-        return interrupts.exit_status(e)
     finally:
         if games_fh:
             games_fh.close()

@@ -46,7 +46,7 @@ from mancala_envs.infra.errors import one_line
 from mancala_envs.infra.results import provenance, read_result, write_result
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.claims import parse_margin
-from mancala_envs.tablebase.first_moves import first_choice, first_moves
+from mancala_envs.tablebase.first_moves import chooser_sign, first_choice, first_moves
 from mancala_envs.tablebase.index import layer_offsets
 from mancala_envs.tablebase.proof import (
     ProofError,
@@ -245,12 +245,11 @@ def _solve(args: argparse.Namespace) -> int:
     }
     result.update(root_report(game, table, root, out, limits, previous))
     write_solution(out, result)  # after every search that ends: a stop keeps what it proved
-    if not args.no_first_moves and result["value"] is not None:
+    if not args.no_first_moves and result["value"] is not None:  # written after each move searched
         result["first_moves"] = first_move_report(
             game, table, root, out, limits, kept.get("first_moves"),
             on_move=lambda first: write_solution(out, {**result, "first_moves": first}),
         )  # fmt: skip
-        write_solution(out, result)
     if args.margin:
         result["margin"] = margin_report(game, table, root, result["value"], out, limits, kept.get("margin"))
         write_solution(out, result)
@@ -414,8 +413,7 @@ def merged_move(game: Game, choice: State, entry: dict[str, Any], earlier: dict[
         return entry
     bounds, proofs = stronger_bounds(entry, earlier)
     value = bounds[0] if bounds[0] == bounds[1] else None
-    after = game.apply(choice, entry["moves"][-1])
-    sign = 1 if after.to_move == choice.to_move else -1  # values are for the player to move
+    sign = chooser_sign(choice, game.apply(choice, entry["moves"][-1]))
     chooser = None if value is None else sign * value
     return {**entry, "value_for_chooser": chooser, "value": value, "bounds": bounds, "proofs": proofs}
 

@@ -36,6 +36,12 @@ def first_choice(game: Game, state: State) -> tuple[list[int], State]:
     return forced, state
 
 
+def chooser_sign(choice: State, after: State) -> int:
+    """1 when the player choosing at ``choice`` moves again at ``after``, else -1: a value for the
+    player to move at ``after`` times this is the chooser's."""
+    return 1 if after.to_move == choice.to_move else -1
+
+
 def first_moves(
     game: Game, table, choice: State, forced: list[int], skip: Container[int] = (), **limits: Any
 ) -> Iterator[FirstMove]:
@@ -46,7 +52,7 @@ def first_moves(
             continue
         after = game.apply(choice, action)
         line = [*forced, action]
-        sign = 1 if after.to_move == choice.to_move else -1  # values are for the player to move
+        sign = chooser_sign(choice, after)  # values are for the player to move
         if after.is_over:
             yield FirstMove(line, outcome(after.winner, choice.to_move), leaf="end")
         elif table.covers(after):
