@@ -215,7 +215,7 @@ def _solve(args: argparse.Namespace) -> int:
     game = game_from_arguments(args)
     announce_compilation("rules", "tablebase")
     table = open_table(game, args.table)
-    out = args.out if args.out is not None else Path(f"solve-{game.variant}")
+    out = args.out = args.out if args.out is not None else Path(f"solve-{game.variant}")  # for a stop's line
     limits = {"max_depth": args.max_depth, "max_seconds": args.max_seconds, "max_nodes": args.max_nodes}
     limits["method"] = args.method
     root = game.initial_state() if args.position is None else position_arg(game, args.position)
@@ -585,10 +585,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
-        kept = (
-            ""
-            if args.check is not None
-            else "; solution.json in --out holds every search that ended (--resume)"
-        )
-        print(f"\n{PROG}: {interrupts.stopped(e)}{kept}", file=sys.stderr)
+        print(f"\n{PROG}: {interrupts.stopped(e)}{what_a_stop_kept(args)}", file=sys.stderr)
         return interrupts.exit_status(e)
+
+
+def what_a_stop_kept(args: argparse.Namespace) -> str:
+    """The end of a stopped solve's line: the file holding the searches that ended, if any."""
+    if args.check is not None:
+        return ""
+    solution = None if args.out is None else args.out / SOLUTION
+    if solution is None or not solution.is_file():
+        return "; no search had ended, so there is nothing to resume"
+    return f"; {solution} holds every search that ended (--resume)"

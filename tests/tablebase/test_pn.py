@@ -267,7 +267,7 @@ def test_a_stopped_solve_keeps_every_search_that_ended(tables, tmp_path, capsys,
     monkeypatch.setattr(command, "first_moves", stopped_after_one)
     out = tmp_path / "stopped"
     assert solve_main([*args, "--out", str(out)]) == 130
-    assert "solution.json in --out holds every search that ended" in capsys.readouterr().err
+    assert f"{out / 'solution.json'} holds every search that ended (--resume)" in capsys.readouterr().err
     kept = read_result(out / "solution.json")["first_moves"]["moves"]
     done = [m for m in kept if m["value_for_chooser"] is not None]
     assert len(done) == 1 and untimed(done[0]) in untimed(whole["first_moves"]["moves"])
@@ -275,3 +275,21 @@ def test_a_stopped_solve_keeps_every_search_that_ended(tables, tmp_path, capsys,
     monkeypatch.setattr(command, "first_moves", searches)
     assert solve_main([*args, "--out", str(out), "--resume"]) == 0
     assert untimed(read_result(out / "solution.json")["first_moves"]) == untimed(whole["first_moves"])
+
+
+def test_a_solve_stopped_before_any_search_ended_says_nothing_is_kept(tables, tmp_path, capsys, monkeypatch):
+    """Ctrl-C during the root's search: no ``solution.json``, and the line does not claim one."""
+    import mancala_envs.cli.solve as command
+
+    game, small, _big = tables["en_dodoi"]
+
+    def stopped(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "solve", stopped)
+    out = tmp_path / "stopped"
+    flags = ["--holes-per-row", str(game.holes_per_row), "--table", str(small.path), "--out", str(out)]
+    assert solve_main(["en_dodoi", *flags]) == 130
+    err = capsys.readouterr().err
+    assert "no search had ended, so there is nothing to resume" in err and "holds every" not in err
+    assert not (out / "solution.json").exists()
