@@ -26,17 +26,28 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import numpy as np
+
 from mancala_envs.game import Game
 from mancala_envs.state import State
 from mancala_envs.tablebase.claims import satisfies, strict
-from mancala_envs.tablebase.proof import position_key
 from mancala_envs.tablebase.prover import TRUNCATED, Budget, Proof, Prover
 
 INF = 1 << 40  # a proof or disproof number that is never reached: proven (0, INF), disproven (INF, 0)
 QUOTA = 20_000  # nodes of a try at depth 0; each depth doubles it (``prove``)
 COMPLEMENT = {">=1": "<=0", "<=-1": ">=0"}  # what a refutation of the claim proves
 EPSILON = 0.25  # a child's threshold is the second-best number times 1 + EPSILON
+SHIFT, MASK = 41, (1 << 41) - 1  # a position's numbers in one int: proof << SHIFT | disproof (<= INF)
 RECURSION = 20_000  # Python's frame limit while searching (a line is one frame a ply)
+
+
+def node_key(state: State) -> bytes:
+    """A position's key in the search's tables: what :func:`~.proof.position_key` holds (the ply
+    count aside), a byte a count (every game has fewer than 256 seeds), about a third of its memory."""
+    pending = state.first_move_pending
+    flags = b"\x03" if pending is None else bytes([int(pending[0]), int(pending[1])])  # lengths differ
+    counts = np.concatenate([state.board, state.captured]).astype(np.uint8)
+    return counts.tobytes() + bytes([state.to_move]) + flags
 
 
 class Pause(Exception):
@@ -49,11 +60,13 @@ class PNProver(Prover):
     def __init__(self, game: Game, table, root: State, claim: str, budget: Budget):
         if not strict(claim):
             raise ValueError(f"proof-number search proves claims that need the game to end, not {claim!r}")
+        if game.total_seeds > 255:
+            raise ValueError(f"proof-number search keeps a count in a byte, not {game.total_seeds} seeds")
         super().__init__(game, table, root, claim, budget)
-        self.numbers: dict[tuple, tuple[int, int]] = {}  # (proof, disproof) numbers of searched positions
-        self.won: dict[tuple, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
-        self.lost: dict[tuple, list[list]] = {}  # refuted position (not by a repetition) -> its moves
-        self.line: set[tuple] = set()
+        self.numbers: dict[bytes, int] = {}  # searched position -> its numbers, packed (``pack``)
+        self.won: dict[bytes, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
+        self.lost: dict[bytes, list[list]] = {}  # refuted position (not by a repetition) -> its moves
+        self.line: set[bytes] = set()
         self.disproven = False  # the root is refuted (a try ended without a proof, not for its quota)
         self.quota = self.spent = 0
 
@@ -61,7 +74,7 @@ class PNProver(Prover):
         """The root's node id if the claim is proven within this try: ``QUOTA * 2**depth`` nodes
         (None: no limit), the search resuming from the numbers of the tries before. Not a depth
         limit: a proof may be of any depth. ``disproven`` tells a refuted root from a pause."""
-        key = position_key(self.root)
+        key = node_key(self.root)
         if key not in self.won and not self.disproven:
             self.quota = INF if depth is None else QUOTA << min(depth, 40)
             self.spent = 0
@@ -78,16 +91,16 @@ class PNProver(Prover):
             return None
         return self.collect(key)
 
-    def children(self, state: State) -> list[tuple[int, State, tuple | None, Any]]:
+    def children(self, state: State) -> list[tuple[int, State, bytes | None, Any]]:
         """``(action, after, key, leaf result)`` per legal move (key None for a leaf)."""
         out = []
         for action in self.game.legal_actions(state):
             after = self.game.apply(state, action)
             result = self.leaf(after)
-            out.append((action, after, position_key(after) if result is None else None, result))
+            out.append((action, after, node_key(after) if result is None else None, result))
         return out
 
-    def start_numbers(self, after: State, key: tuple | None, result: Any) -> tuple[int, int, bool]:
+    def start_numbers(self, after: State, key: bytes | None, result: Any) -> tuple[int, int, bool]:
         """A child's ``(proof, disproof, path_dependent)`` before searching it."""
         if key is None:
             proven = result != TRUNCATED and satisfies(self.claim, result)
@@ -98,11 +111,11 @@ class PNProver(Prover):
             return INF, 0, True
         known = self.numbers.get(key)
         if known is not None:
-            return known[0], known[1], False
+            return known >> SHIFT, known & MASK, False
         moves = len(self.game.legal_actions(after))
         return (1, moves, False) if after.to_move == self.own_side else (moves, 1, False)
 
-    def mid(self, state: State, key: tuple, max_proof: int, max_disproof: int) -> tuple[int, int, bool]:
+    def mid(self, state: State, key: bytes, max_proof: int, max_disproof: int) -> tuple[int, int, bool]:
         """Search below ``state`` until its proof number reaches ``max_proof`` or its disproof
         number ``max_disproof`` (or it is proven or disproven); returns its numbers and whether a
         disproof rests on a repetition of the current line."""
@@ -127,7 +140,7 @@ class PNProver(Prover):
                         self.record_refutation(key, kids, numbers, mine)
                     return INF, 0, on_line
                 if proof >= max_proof or disproof >= max_disproof:
-                    self.numbers[key] = (proof, disproof)
+                    self.numbers[key] = proof << SHIFT | disproof
                     return proof, disproof, False
                 limits = (proof, disproof, max_proof, max_disproof)
                 best, most_proof, most_disproof = self.select(numbers, mine, *limits)
@@ -157,7 +170,7 @@ class PNProver(Prover):
             return best, min(max_proof, cap), min(INF - 1, max_disproof - disproof + numbers[best][1])
         return best, min(INF - 1, max_proof - proof + numbers[best][0]), min(max_disproof, cap)
 
-    def record_proof(self, key: tuple, kids: list, numbers: list[list], mine: bool) -> None:
+    def record_proof(self, key: bytes, kids: list, numbers: list[list], mine: bool) -> None:
         """Keep the moves that prove ``key``: one proven move at the claim's side, every move at the
         other (each child a leaf or a position proven before this one)."""
         chosen = [i for i, n in enumerate(numbers) if n[0] == 0]
@@ -170,7 +183,7 @@ class PNProver(Prover):
         self.won[key] = moves
         self.numbers.pop(key, None)
 
-    def record_refutation(self, key: tuple, kids: list, numbers: list[list], mine: bool) -> None:
+    def record_refutation(self, key: bytes, kids: list, numbers: list[list], mine: bool) -> None:
         """Keep the moves that refute ``key`` (none of them by a repetition of the line): every move
         at the claim's side, one refuted move at the other; a truncated game refutes the claim but
         proves nothing, so it is kept as such."""
@@ -183,12 +196,12 @@ class PNProver(Prover):
             leaf = "truncated" if result == TRUNCATED else ("end" if after.is_over else "table")
             moves.append([action, k if k is not None else leaf])
         self.lost[key] = moves
-        self.numbers[key] = (INF, 0)
+        self.numbers[key] = INF << SHIFT
 
     def complement(self) -> Proof | None:
         """The proof of the opposite claim (:data:`COMPLEMENT`) from the root's refutation, or None
         (the root not refuted, or refuted only by a repetition or a truncated game)."""
-        key = position_key(self.root)
+        key = node_key(self.root)
         if self.claim not in COMPLEMENT or key not in self.lost:
             return None
         if not self.reaches_no_truncated(key):
@@ -196,32 +209,32 @@ class PNProver(Prover):
         root = self.collect(key, self.lost, COMPLEMENT[self.claim])
         return super().proof(root, self.proof_depth, COMPLEMENT[self.claim])
 
-    def reaches_no_truncated(self, root_key: tuple) -> bool:
+    def reaches_no_truncated(self, root_key: bytes) -> bool:
         """Whether the refutation from ``root_key`` has no truncated game among its leaves."""
         seen, stack = {root_key}, [root_key]
         while stack:
             for _, child in self.lost[stack.pop()]:
                 if child == "truncated":
                     return False
-                if isinstance(child, tuple) and child not in seen:
+                if isinstance(child, bytes) and child not in seen:
                     seen.add(child)
                     stack.append(child)
         return True
 
-    def collect(self, root_key: tuple, moves_of: dict | None = None, claim: str | None = None) -> int:
+    def collect(self, root_key: bytes, moves_of: dict | None = None, claim: str | None = None) -> int:
         """The proof's nodes from the root's (states replayed from the root), in ``self.nodes``;
         returns the root's id. ``moves_of``: the proven positions' moves (default ``won``) and
         ``claim`` theirs (default the prover's). Sets ``self.proof_depth``, the longest line."""
         moves_of = self.won if moves_of is None else moves_of
         claim = self.claim if claim is None else claim
-        ids: dict[tuple, int] = {root_key: self.new_id()}
+        ids: dict[bytes, int] = {root_key: self.new_id()}
         stack = [(root_key, self.root)]
         self.nodes = {}
         while stack:
             key, state = stack.pop()
             moves = []
             for action, child in moves_of[key]:
-                if isinstance(child, tuple):
+                if isinstance(child, bytes):
                     if child not in ids:
                         ids[child] = self.new_id()
                         stack.append((child, self.game.apply(state, action)))

@@ -293,3 +293,24 @@ def test_a_solve_stopped_before_any_search_ended_says_nothing_is_kept(tables, tm
     err = capsys.readouterr().err
     assert "no search had ended, so there is nothing to resume" in err and "holds every" not in err
     assert not (out / "solution.json").exists()
+
+
+@pytest.mark.parametrize("name", ["sadeqa_ii", "songo_ewondo", "en_dodoi"])
+def test_the_search_keys_tell_positions_apart_as_position_key_does(name):
+    """The compact keys of the search's tables (``node_key``) are equal exactly where
+    ``position_key`` is: over every state of random games (their ply counts differ)."""
+    import numpy as np
+
+    from mancala_envs import get_game
+    from mancala_envs.tablebase.pn import node_key
+    from mancala_envs.tablebase.proof import position_key
+
+    game, rng = get_game(name), np.random.default_rng(5)
+    by_full: dict = {}
+    for _ in range(30):
+        state = game.initial_state()
+        while not state.is_over and state.ply < 200:
+            by_full.setdefault(position_key(state), set()).add(node_key(state))
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    assert all(len(keys) == 1 for keys in by_full.values())
+    assert len({k for keys in by_full.values() for k in keys}) == len(by_full)
