@@ -50,7 +50,7 @@ from mancala_envs.evaluation.openings import DEFAULT_PLIES, random_openings
 from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
-from mancala_envs.training.run import Run, evaluate_az, final_az_report, git_revision, script_main
+from mancala_envs.training.run import Run, evaluate_az, final_az_report, script_main
 
 RESUMABLE = ("torch_threads",)
 
@@ -309,7 +309,7 @@ def model_config(a: Args, run: Run, student: Student) -> dict[str, Any]:
     return {
         **student.network_config,
         "search": dict(student.teacher_config.get("search", {})),
-        "trained": {**trained, "command": run.command, "git": git_revision()},
+        "trained": {**trained, "command": run.command, "git": run.revision},
     }
 
 

@@ -166,6 +166,7 @@ class Run:
         self.cpu = float(self.state.get("cpu_seconds", 0.0))
         self.started, self.cpu_started = time.perf_counter(), time.process_time()
         self.command = ""
+        self.revision = ""  # record() sets both
 
     def _refuse_overwrite(self) -> None:
         if not self.resuming and (self.path / "config.json").exists():
@@ -184,13 +185,16 @@ class Run:
 
     def record(self, module: str, argv: list[str]) -> str:
         """Write ``config.json`` (the arguments but ``resume``, with the device actually used),
-        append the command to ``command.txt``, write ``git_revision.txt``; returns the command."""
+        append the command to ``command.txt``, write ``git_revision.txt`` (``revision``: the code this
+        session runs, recorded in its models even if the checkout changes while it runs); returns the
+        command."""
         config = {k: v for k, v in asdict(self.a).items() if k != "resume"} | {"device": self.device}
         atomic_write(self.path / "config.json", json.dumps(config, indent=2) + "\n")
         self.command = shlex.join(["python", "-m", module, *argv])
         with open(self.path / "command.txt", "a", encoding="utf-8") as fh:
             fh.write(self.command + "\n")
-        atomic_write(self.path / "git_revision.txt", git_revision() + "\n")
+        self.revision = git_revision()
+        atomic_write(self.path / "git_revision.txt", self.revision + "\n")
         return self.command
 
     def logs(self) -> Path:

@@ -55,7 +55,7 @@ from mancala_envs.infra import interrupts
 from mancala_envs.infra.files import atomic_write
 from mancala_envs.tablebase.probe import NOT_COVERED  # Tablebase.outcomes where it does not cover
 from mancala_envs.training.args import RunArgs, check_each, check_evaluation_args, make_game, parse_run_args
-from mancala_envs.training.run import Run, evaluate_az, final_az_report, git_revision, script_main
+from mancala_envs.training.run import Run, evaluate_az, final_az_report, script_main
 
 RESUMABLE = ("total_positions", "max_minutes", "torch_threads")
 
@@ -444,7 +444,7 @@ def model_config(a: Args, run: Run, positions: int, updates: int) -> dict[str, A
         trained["init_from"] = a.init_from  # the counts above are this run's only
     if a.tablebase is not None:
         trained["value_targets"] = f"exact where the table {a.tablebase} covers the position"
-    return {**config, "search": search, "trained": {**trained, "command": run.command, "git": git_revision()}}
+    return {**config, "search": search, "trained": {**trained, "command": run.command, "git": run.revision}}
 
 
 def new_learner(a: Args, run: Run, games: list[Game]) -> Learner:

@@ -63,7 +63,7 @@ from mancala_envs.training.args import (
     parse_run_args,
 )
 from mancala_envs.training.opponents import OpponentPool, parse_pool
-from mancala_envs.training.run import Run, git_revision, script_main, torch_bytes, write_csv
+from mancala_envs.training.run import Run, script_main, torch_bytes, write_csv
 
 RESUMABLE = ("total_timesteps", "torch_threads", "progress_bar")  # what --resume may change
 BLUNDER_COLUMNS = ("win_to_draw", "win_to_loss", "draw_to_loss")  # optimality.BLUNDER_KINDS
@@ -209,7 +209,7 @@ def policy_kwargs(a: Args, game: Game) -> dict[str, Any]:
     }
 
 
-def policy_config(a: Args, game: Game, steps: int, command: str) -> dict[str, Any]:
+def policy_config(a: Args, game: Game, steps: int, command: str, revision: str) -> dict[str, Any]:
     """The safe policy file's config (:mod:`mancala_envs.agents.model_files`)."""
     kw = policy_kwargs(a, game)
     return {
@@ -221,7 +221,7 @@ def policy_config(a: Args, game: Game, steps: int, command: str) -> dict[str, An
         "num_actions": game.num_actions,
         "net_arch": kw["net_arch"],
         "features": {"name": "counts", "kwargs": kw["features_extractor_kwargs"]},
-        "trained": {"steps": steps, "command": command, "git": git_revision()},
+        "trained": {"steps": steps, "command": command, "git": revision},
     }
 
 
@@ -280,7 +280,8 @@ class Trainer:
         }
 
     def save_policy(self, stem: str) -> None:
-        config = policy_config(self.args, self.game, int(self.model.num_timesteps), self.run.command)
+        steps, run = int(self.model.num_timesteps), self.run
+        config = policy_config(self.args, self.game, steps, run.command, run.revision)
         save_policy(self.model.policy, self.run.path / stem, config)
 
     def save_checkpoint(self) -> None:

@@ -72,6 +72,25 @@ def test_the_same_seed_gives_the_same_run(tmp_path):
     )
 
 
+def test_the_model_records_the_revision_its_run_started_with(tmp_path, monkeypatch):
+    """A commit made while a run trains does not change the revision its ``az.json`` records: the
+    one in ``git_revision.txt``, read when the session starts."""
+    import mancala_envs.training.run as run_module
+    import mancala_envs.training.train_alphazero as script
+
+    revisions = iter(f"rev-{k}" for k in range(100))
+
+    def next_revision() -> str:  # every read of the checkout's revision finds a newer commit
+        return next(revisions)
+
+    monkeypatch.setattr(run_module, "git_revision", next_revision)
+    monkeypatch.setattr(script, "git_revision", next_revision, raising=False)
+    run = tmp_path / "committed-meanwhile"
+    assert train_main([*TINY, "--total-positions", "1024", "--eval-every", "512", "--out", str(run)]) == 0
+    started = (run / "git_revision.txt").read_text().strip()
+    assert json.loads((run / "az.json").read_text())["trained"]["git"] == started == "rev-0"
+
+
 def test_run_folder_resume_and_refusals(tmp_path, capsys):
     run = tmp_path / "resumed"
     assert train_main([*TINY, "--total-positions", "1024", "--eval-every", "512", "--out", str(run)]) == 0
