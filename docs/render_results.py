@@ -713,6 +713,10 @@ def page_models(models_dir: Path) -> str:
             amount = f"{trained.get('positions', 0):,} positions"
             if trained.get("teacher_trained"):
                 amount += f" (teacher: {trained['teacher_trained'].get('positions', 0):,})"
+            earlier = trained.get("init_trained")
+            if earlier:  # a run started from an earlier model (--init-from): that model's training too
+                before = f"{earlier.get('positions', 0):,} positions ({earlier.get('minutes', 0):.0f} min)"
+                amount = f"{before}, then {trained.get('positions', 0):,}"
         else:
             reads, cost = "the board", "0"
             amount = f"{trained.get('steps', 0):,} steps"

@@ -176,6 +176,10 @@ def test_the_models_page_describes_every_shipped_model():
             plies = lookahead_plies(config)
             assert f"| {plies}-ply lookahead | {engine_moves_per_evaluation(config):,} |" in line
             assert "self-play" in line or "distillation" in line
+            earlier = config["trained"].get("init_trained")
+            if earlier:  # trained on from an earlier model: both runs' positions
+                before = f"{earlier['positions']:,} positions ({earlier['minutes']:.0f} min)"
+                assert f"{before}, then {config['trained']['positions']:,}" in line
         else:
             assert "MaskablePPO" in line and "| the board | 0 |" in line
 
