@@ -227,6 +227,9 @@ SUMMARY_MATCHES = (
 )
 # The targets for the learned agents: opponent -> (least score, least opening pairs measured).
 TARGETS = {"minimax:time=*": (0.60, 200), "minimax:depth=12": (0.55, 100)}
+# The arena seed of the reported matches (strength_alphazero.py's default); a file played with
+# another seed is a trial (model or setting selection) and stays out of the summary.
+REPORTING_SEED = 2024
 
 
 def summary_row(payload: dict[str, Any], agent: str, opponent: str) -> dict[str, Any] | None:
@@ -248,9 +251,12 @@ Summary = dict[tuple[tuple[int, int], str, int], tuple[dict[str, Any], bool]]
 
 def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
     """``{(variant key, variant, match index): (row, stale)}``: each variant's row of each of
-    :data:`SUMMARY_MATCHES` from the file with the most pairs, and whether its model changed since."""
+    :data:`SUMMARY_MATCHES` from the file with the most pairs played with :data:`REPORTING_SEED`,
+    and whether its model changed since."""
     best: Summary = {}
     for _, p in files:
+        if p.get("seed", REPORTING_SEED) != REPORTING_SEED:
+            continue
         stale = bool(stale_models(p, models_dir))
         for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
             r = summary_row(p, agent, opponent)
@@ -716,7 +722,7 @@ def page_models(models_dir: Path) -> str:
             earlier = trained.get("init_trained")
             if earlier:  # a run started from an earlier model (--init-from): that model's training too
                 before = f"{earlier.get('positions', 0):,} positions ({earlier.get('minutes', 0):.0f} min)"
-                amount = f"{before}, then {trained.get('positions', 0):,}"
+                amount = f"{before}, then {amount}"
         else:
             reads, cost = "the board", "0"
             amount = f"{trained.get('steps', 0):,} steps"

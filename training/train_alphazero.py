@@ -24,7 +24,9 @@ from mancala_envs.infra.extras import require
 # ruff: noqa: E402 (the imports below come after the check that the [train] extra is installed)
 require("torch", "train", "mancala train-az")  # without it: one clear MissingExtraError, here
 
+import functools
 import io
+import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -241,6 +243,14 @@ def exact_table(a: Args, game: Game | None = None) -> Any:
         raise ValueError(f"--tablebase {path}: not a table of {game.title} ({e})") from None
 
 
+@functools.cache
+def starting_model(path: str) -> dict[str, Any]:
+    """``init_sha256`` and ``init_trained`` of the ``--init-from`` model (its weights' checksum and
+    its own training), read once a session (the file may be replaced by the model trained from it)."""
+    saved = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {"init_sha256": saved.get("sha256"), "init_trained": saved.get("trained", {})}
+
+
 def initial_network(a: Args) -> Any:
     """The network of ``--init-from`` (``ValueError`` unless it is an az model of this run's game
     and network shape, or of that shape without the reply encoder; a width-independent network
@@ -440,8 +450,8 @@ def model_config(a: Args, run: Run, positions: int, updates: int) -> dict[str, A
     config = net_config(a, run.game)
     search = {k: getattr(a, k) for k in ("sims", "max_considered", "c_visit", "c_scale", "settle_decided")}
     trained = {"positions": positions, "updates": updates, "minutes": round(run.minutes(), 2)}
-    if a.init_from is not None:
-        trained["init_from"] = a.init_from  # the counts above are this run's only
+    if a.init_from is not None:  # the counts above are this run's only; the start's own training:
+        trained |= {"init_from": a.init_from, **starting_model(a.init_from)}
     if a.tablebase is not None:
         trained["value_targets"] = f"exact where the table {a.tablebase} covers the position"
     return {**config, "search": search, "trained": {**trained, "command": run.command, "git": run.revision}}

@@ -215,7 +215,7 @@ def _solve(args: argparse.Namespace) -> int:
     game = game_from_arguments(args)
     announce_compilation("rules", "tablebase")
     table = open_table(game, args.table)
-    out = args.out = args.out if args.out is not None else Path(f"solve-{game.variant}")  # for a stop's line
+    out = args.out if args.out is not None else Path(f"solve-{game.variant}")
     limits = {"max_depth": args.max_depth, "max_seconds": args.max_seconds, "max_nodes": args.max_nodes}
     limits["method"] = args.method
     root = game.initial_state() if args.position is None else position_arg(game, args.position)
@@ -223,6 +223,8 @@ def _solve(args: argparse.Namespace) -> int:
     where = "the initial position" if initial else "the given position (--position)"
     print(f"{PROG}: {game.variant} from {where}, table max_seeds={table.max_seeds} at {table.path}")
     previous = resumable(out, game, table, root) if args.resume else None
+    if previous is not None:  # what a stop's line names: a solution.json of this solve
+        args.kept = out / SOLUTION
     kept = previous or {}  # what an earlier solve proved stays unless searched again
     result: dict[str, Any] = {
         "game": game.name,
@@ -245,6 +247,7 @@ def _solve(args: argparse.Namespace) -> int:
     }
     result.update(root_report(game, table, root, out, limits, previous))
     write_solution(out, result)  # after every search that ends: a stop keeps what it proved
+    args.kept = out / SOLUTION
     if not args.no_first_moves and result["value"] is not None:  # written after each move searched
         result["first_moves"] = first_move_report(
             game, table, root, out, limits, kept.get("first_moves"),
@@ -593,7 +596,7 @@ def what_a_stop_kept(args: argparse.Namespace) -> str:
     """The end of a stopped solve's line: the file holding the searches that ended, if any."""
     if args.check is not None:
         return ""
-    solution = None if args.out is None else args.out / SOLUTION
-    if solution is None or not solution.is_file():
+    solution = getattr(args, "kept", None)  # set once out/solution.json holds this solve's searches
+    if solution is None:
         return "; no search had ended, so there is nothing to resume"
     return f"; {solution} holds every search that ended (--resume)"

@@ -63,7 +63,7 @@ class PNProver(Prover):
         if game.total_seeds > 255:
             raise ValueError(f"proof-number search keeps a count in a byte, not {game.total_seeds} seeds")
         super().__init__(game, table, root, claim, budget)
-        self.numbers: dict[bytes, int] = {}  # searched position -> its numbers, packed (``pack``)
+        self.numbers: dict[bytes, int] = {}  # searched position -> proof << SHIFT | disproof
         self.won: dict[bytes, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
         self.lost: dict[bytes, list[list]] = {}  # refuted position (not by a repetition) -> its moves
         self.line: set[bytes] = set()

@@ -179,7 +179,7 @@ def test_the_models_page_describes_every_shipped_model():
             earlier = config["trained"].get("init_trained")
             if earlier:  # trained on from an earlier model: both runs' positions
                 before = f"{earlier['positions']:,} positions ({earlier['minutes']:.0f} min)"
-                assert f"{before}, then {config['trained']['positions']:,}" in line
+                assert f"{before}, then {config['trained']['positions']:,} positions" in line
         else:
             assert "MaskablePPO" in line and "| the board | 0 |" in line
 
@@ -298,6 +298,9 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
     text = "\n".join(render_results.strength_summary([*files, ("e.json", stale)]))
     assert "| `minimax:depth=12` | 150 | 0.400 (stale) |" in text
     assert text.count("(stale)") == 1
+    trial = six | {"seed": 7, "rows": [row("az", "minimax:depth=12", 400, 0.9)]}  # another arena seed
+    text = "\n".join(render_results.strength_summary([*files, ("f.json", trial)]))
+    assert "| 400 |" not in text and "| `minimax:depth=12` | 100 | 0.500 |" in text
 
 
 def test_every_results_page_with_data_opens_with_its_figure():

@@ -293,6 +293,10 @@ def test_a_solve_stopped_before_any_search_ended_says_nothing_is_kept(tables, tm
     err = capsys.readouterr().err
     assert "no search had ended, so there is nothing to resume" in err and "holds every" not in err
     assert not (out / "solution.json").exists()
+    out.mkdir()
+    (out / "solution.json").write_text("{}")  # an older solve's file is not this one's
+    assert solve_main(["en_dodoi", *flags]) == 130
+    assert "nothing to resume" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name", ["sadeqa_ii", "songo_ewondo", "en_dodoi"])

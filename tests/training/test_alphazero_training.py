@@ -230,7 +230,9 @@ def test_init_from_starts_a_new_run_from_a_model(tmp_path, capsys):
     same = lambda a, b: all(torch.equal(a[k], b[k]) for k in a)  # noqa: E731
     assert same(source_weights, torch.load(run / "az.pt", weights_only=True))
     assert json.loads((run / "config.json").read_text())["init_from"] == str(source / "az.json")
-    assert json.loads((run / "az.json").read_text())["trained"]["init_from"] == str(source / "az.json")
+    trained, start = (json.loads(f.read_text())["trained"] for f in (run / "az.json", source / "az.json"))
+    assert trained["init_from"] == str(source / "az.json") and trained["init_trained"] == start
+    assert trained["init_sha256"] == json.loads((source / "az.json").read_text())["sha256"]
     # a resumed child continues from its own checkpoint, not from the source again
     trained = tmp_path / "trained"
     argv = [*TINY, "--seed", "1", "--total-positions", "1280", "--out", str(trained)]
