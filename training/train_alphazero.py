@@ -24,7 +24,6 @@ from mancala_envs.infra.extras import require
 # ruff: noqa: E402 (the imports below come after the check that the [train] extra is installed)
 require("torch", "train", "mancala train-az")  # without it: one clear MissingExtraError, here
 
-import functools
 import io
 import json
 import sys
@@ -243,10 +242,9 @@ def exact_table(a: Args, game: Game | None = None) -> Any:
         raise ValueError(f"--tablebase {path}: not a table of {game.title} ({e})") from None
 
 
-@functools.cache
 def starting_model(path: str) -> dict[str, Any]:
     """``init_sha256`` and ``init_trained`` of the ``--init-from`` model (its weights' checksum and
-    its own training), read once a session (the file may be replaced by the model trained from it)."""
+    its own training), read from its file at each save: replace that file only after the run ends."""
     saved = json.loads(Path(path).read_text(encoding="utf-8"))
     return {"init_sha256": saved.get("sha256"), "init_trained": saved.get("trained", {})}
 
