@@ -318,3 +318,11 @@ def test_the_search_keys_tell_positions_apart_as_position_key_does(name):
             state = game.apply(state, int(rng.choice(game.legal_actions(state))))
     assert all(len(keys) == 1 for keys in by_full.values())
     assert len({k for keys in by_full.values() for k in keys}) == len(by_full)
+
+
+def test_pn_refuses_a_game_whose_counts_do_not_fit_its_byte_keys():
+    """The search keys a count in a byte: a game of more than 255 seeds is refused up front."""
+    from types import SimpleNamespace
+
+    with pytest.raises(ValueError, match="keeps a count in a byte, not 256 seeds"):
+        PNProver(SimpleNamespace(total_seeds=256), None, None, ">=1", Budget(None, None))
