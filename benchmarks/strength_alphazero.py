@@ -4,7 +4,8 @@
         --opponents minimax:depth=2 minimax:depth=4 mcts:sims=1000 policy --games 400 --out results/az.json
 
 Each agent plays :func:`mancala_envs.evaluation.arena.play_match` against each opponent: ``--games``
-games, that is ``--games / 2`` openings of the game's default suite, each played once with each
+games, that is ``--games / 2`` openings of the game's default suite (or of ``--openings FILE``, a
+suite held out from the reported one, e.g. for choosing between models), each played once with each
 seating; the score is ``(wins + draws / 2) / games`` from the agent's side (a game stopped at
 ``max_plies`` is a draw; ``truncated`` counts them) with its 95% Wilson interval over the opening
 pairs. The games are those of ``mancala evaluate`` with the same seed (a spec is rebuilt with the
@@ -92,6 +93,12 @@ def main() -> None:
     p.add_argument("--opponents", nargs="*", default=["minimax:depth=2", "minimax:depth=4", "mcts:sims=1000"])
     p.add_argument("--games", type=int, default=400, help="games per pairing (even): games / 2 opening pairs")
     p.add_argument("--seed", type=int, default=2024)
+    p.add_argument(
+        "--openings",
+        default="default",
+        metavar="SUITE",
+        help="'default' (the game's default suite: every reported row) or a JSONL suite file",
+    )
     p.add_argument("--out", default=None, help="write the rows as JSON here")
     p.add_argument(
         "--equal-time",
@@ -125,6 +132,7 @@ def main() -> None:
     rows: list[dict] = []
     record = provenance(command_line(), models_played(game, [*args.agents, *args.opponents]))
     warm = next(s for s in resolve_openings(game, "default", 8) if game.legal_mask(s).sum() > 1)
+    suite = resolve_openings(game, args.openings, args.games // 2)
     for spec in args.agents:
         cost = input_cost(game, spec)  # loads the agent's model once, not once per row
         opponents = list(args.opponents)
@@ -137,7 +145,7 @@ def main() -> None:
             a, b = Timed(spec), Timed(opponent)
             for side in (a, b):  # load compiled code and models before the clock runs
                 side.inner.act(game, warm)
-            res = play_match(game, a, b, args.games, seed=args.seed)
+            res = play_match(game, a, b, args.games, seed=args.seed, openings=suite)
             low, high = res.confidence_interval()
             row = {
                 "game": game.name,
@@ -169,6 +177,7 @@ def main() -> None:
                     "game": game.name,
                     "params": dict(game.params),
                     "seed": args.seed,
+                    "openings": args.openings,
                     "games": args.games,
                     "rows": rows,
                     "provenance": record,

@@ -228,8 +228,18 @@ SUMMARY_MATCHES = (
 # The targets for the learned agents: opponent -> (least score, least opening pairs measured).
 TARGETS = {"minimax:time=*": (0.60, 200), "minimax:depth=12": (0.55, 100)}
 # The arena seed of the reported matches (strength_alphazero.py's default); a file played with
-# another seed is a trial (model or setting selection) and stays out of the summary.
+# another seed, or on other openings than the default suite, is a trial (model or setting
+# selection) and stays out of the summary.
 REPORTING_SEED = 2024
+
+
+def reported(payload: dict[str, Any]) -> bool:
+    """Whether a strength file is one of the reported matches (:data:`REPORTING_SEED`, the default
+    suite)."""
+    return (
+        payload.get("seed", REPORTING_SEED) == REPORTING_SEED
+        and payload.get("openings", "default") == "default"
+    )
 
 
 def summary_row(payload: dict[str, Any], agent: str, opponent: str) -> dict[str, Any] | None:
@@ -255,7 +265,7 @@ def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
     and whether its model changed since."""
     best: Summary = {}
     for _, p in files:
-        if p.get("seed", REPORTING_SEED) != REPORTING_SEED:
+        if not reported(p):
             continue
         stale = bool(stale_models(p, models_dir))
         for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):

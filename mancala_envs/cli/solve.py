@@ -186,13 +186,21 @@ def save_proofs(
     return out
 
 
+def work(solution: Solution | MarginSolution) -> str:
+    """A search's work for its line: nodes, seconds and, when a budget stopped it, which."""
+    stopped = f"; stopped: {solution.stopped}" if solution.stopped else ""
+    return f"{solution.nodes_searched:,} nodes, {solution.seconds:.1f} s{stopped}"
+
+
 def summary(solution: Solution) -> dict[str, Any]:
+    stopped = {"stopped": solution.stopped} if solution.stopped else {}
     return {
         "value": solution.value,
         "bounds": list(solution.bounds),
         "nodes_searched": solution.nodes_searched,
         "seconds": round(solution.seconds, 3),
         "depth": solution.depth,
+        **stopped,
     }
 
 
@@ -281,7 +289,7 @@ def root_report(
     low, high = searched["bounds"]
     searched["value"] = low if low == high else None
     words = describe(searched["value"], (low, high), root.to_move)
-    print(f"{PROG}: {words} ({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")
+    print(f"{PROG}: {words} ({work(solution)})")
     return {"statement": words, **searched}
 
 
@@ -349,7 +357,7 @@ def margin_report(
     (low, high), proofs = stronger_bounds(searched, kept)
     margin = low if low is not None and low == high else None
     words = margin_words(root.to_move, margin, low, high)
-    print(f"{PROG}: {words} ({solution.nodes_searched:,} nodes, {solution.seconds:.1f} s)")
+    print(f"{PROG}: {words} ({work(solution)})")
     return {
         "margin": margin,
         "bounds": [low, high],
@@ -358,6 +366,7 @@ def margin_report(
         "seconds": round(solution.seconds, 3),
         "depth": solution.depth,
         "proofs": proofs,
+        **({"stopped": solution.stopped} if solution.stopped else {}),
     }
 
 

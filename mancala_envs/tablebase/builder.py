@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from mancala_envs.game import Game, require_game
 from mancala_envs.infra.files import allocated_bytes
 from mancala_envs.infra.interrupts import check, deferred_interrupts
+from mancala_envs.infra.memory import available_memory
 from mancala_envs.rulesets import R_HOLES
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
@@ -90,18 +91,6 @@ def default_build_bytes(game: Game, seeds: int) -> int:
     holes = 2 * game.holes_per_row
     offsets = layer_offsets(seeds, holes)
     return int(offsets[seeds + 1] - offsets[seeds]) * (2 * holes + DEFAULT_BYTES_PER_BOARD)
-
-
-def available_memory() -> int | None:
-    """The memory the kernel can give without swapping (``MemAvailable``), or ``None`` off Linux."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None
 
 
 def check_memory(game: Game, max_seeds: int) -> None:

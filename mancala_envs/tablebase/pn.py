@@ -24,14 +24,25 @@ the proof's references form no cycle; the checker verifies every proof anyway.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import numpy as np
 
+from mancala_envs.core.engine import new_work
+from mancala_envs.core.fast import entry_point
 from mancala_envs.game import Game
 from mancala_envs.state import State
-from mancala_envs.tablebase.claims import satisfies, strict
-from mancala_envs.tablebase.prover import TRUNCATED, Budget, Proof, Prover
+from mancala_envs.tablebase.claims import strict
+from mancala_envs.tablebase.pn_expand import (
+    ENDS,
+    ILLEGAL,
+    INNER,
+    PROVES,
+    TRUNCATED_GAME,
+    claim_params,
+    expand,
+    key_length,
+)
+from mancala_envs.tablebase.prover import Budget, Proof, Prover
 
 INF = 1 << 40  # a proof or disproof number that is never reached: proven (0, INF), disproven (INF, 0)
 QUOTA = 20_000  # nodes of a try at depth 0; each depth doubles it (``prove``)
@@ -69,6 +80,22 @@ class PNProver(Prover):
         self.line: set[bytes] = set()
         self.disproven = False  # the root is refuted (a try ended without a proof, not for its quota)
         self.quota = self.spent = 0
+        n, opening = game.holes_per_row, game.ruleset.has_opening_rule
+        self.key_bytes = key_length(n, opening)
+        self.root_row = np.array(root.array, dtype=np.int32)
+        self.scratch = (
+            game.rules,
+            new_work(n),
+            table.comp,
+            table.offsets,
+            table.values,
+            claim_params(claim, self.player, table.max_seeds, opening),
+            np.empty(n, dtype=np.int8),
+        )
+        self.out = np.empty((n, 3), dtype=np.int32)
+        self.keys = np.zeros((n, self.key_bytes), dtype=np.uint8)
+        rows = np.empty((n, game.state_size), dtype=np.int32)
+        self.expand = entry_point(expand, self.root_row, *self.scratch, rows, self.out, self.keys)
 
     def prove(self, depth: int | None = None) -> int | None:
         """The root's node id if the claim is proven within this try: ``QUOTA * 2**depth`` nodes
@@ -81,7 +108,7 @@ class PNProver(Prover):
             limit = sys.getrecursionlimit()
             sys.setrecursionlimit(max(limit, RECURSION))
             try:
-                _, disproof, _ = self.mid(self.root, key, INF - 1, INF - 1)
+                _, disproof, _ = self.mid(self.root_row, key, self.root.to_move, INF - 1, INF - 1)
                 self.disproven = disproof == 0
             except Pause:
                 pass
@@ -91,20 +118,23 @@ class PNProver(Prover):
             return None
         return self.collect(key)
 
-    def children(self, state: State) -> list[tuple[int, State, bytes | None, Any]]:
-        """``(action, after, key, leaf result)`` per legal move (key None for a leaf)."""
-        out = []
-        for action in self.game.legal_actions(state):
-            after = self.game.apply(state, action)
-            result = self.leaf(after)
-            out.append((action, after, node_key(after) if result is None else None, result))
-        return out
+    def children(self, row: np.ndarray) -> list[tuple[int, np.ndarray, bytes | None, int, int, int]]:
+        """``(action, child row, key, kind, legal moves, mover)`` per legal move of the position
+        ``row`` (:func:`~.pn_expand.expand`; key None for a leaf)."""
+        rows = np.empty((self.keys.shape[0], row.shape[0]), dtype=np.int32)
+        self.expand(row, *self.scratch, rows, self.out, self.keys)
+        buf, size = self.keys.tobytes(), self.key_bytes
+        kids = []
+        for action, (kind, moves, mover) in enumerate(self.out.tolist()):
+            if kind != ILLEGAL:
+                key = buf[action * size : action * size + size] if kind == INNER else None
+                kids.append((action, rows[action], key, kind, moves, mover))
+        return kids
 
-    def start_numbers(self, after: State, key: bytes | None, result: Any) -> tuple[int, int, bool]:
+    def start_numbers(self, key: bytes | None, kind: int, moves: int, mover: int) -> tuple[int, int, bool]:
         """A child's ``(proof, disproof, path_dependent)`` before searching it."""
         if key is None:
-            proven = result != TRUNCATED and satisfies(self.claim, result)
-            return (0, INF, False) if proven else (INF, 0, False)
+            return (0, INF, False) if kind in PROVES else (INF, 0, False)
         if key in self.won:
             return 0, INF, False
         if key in self.line:
@@ -112,20 +142,19 @@ class PNProver(Prover):
         known = self.numbers.get(key)
         if known is not None:
             return known >> SHIFT, known & MASK, False
-        moves = len(self.game.legal_actions(after))
-        return (1, moves, False) if after.to_move == self.own_side else (moves, 1, False)
+        return (1, moves, False) if mover == self.own_side else (moves, 1, False)
 
-    def mid(self, state: State, key: bytes, max_proof: int, max_disproof: int) -> tuple[int, int, bool]:
-        """Search below ``state`` until its proof number reaches ``max_proof`` or its disproof
-        number ``max_disproof`` (or it is proven or disproven); returns its numbers and whether a
-        disproof rests on a repetition of the current line."""
+    def mid(self, row: np.ndarray, key: bytes, mover: int, max_proof: int, max_disproof: int):
+        """Search below the position ``row`` (``mover`` to move) until its proof number reaches
+        ``max_proof`` or its disproof number ``max_disproof`` (or it is proven or disproven);
+        returns its numbers and whether a disproof rests on a repetition of the current line."""
         self.budget.spend()
         self.spent += 1
         if self.spent > self.quota:
             raise Pause
-        kids = self.children(state)
-        numbers = [list(self.start_numbers(after, k, r)) for _, after, k, r in kids]
-        mine = state.to_move == self.own_side
+        kids = self.children(row)
+        numbers = [list(self.start_numbers(k, kind, moves, who)) for _, _, k, kind, moves, who in kids]
+        mine = mover == self.own_side
         self.line.add(key)
         try:
             while True:
@@ -144,8 +173,8 @@ class PNProver(Prover):
                     return proof, disproof, False
                 limits = (proof, disproof, max_proof, max_disproof)
                 best, most_proof, most_disproof = self.select(numbers, mine, *limits)
-                _, after, k, _ = kids[best]
-                numbers[best] = list(self.mid(after, k, most_proof, most_disproof))
+                _, after, k, _, _, who = kids[best]
+                numbers[best] = list(self.mid(after, k, who, most_proof, most_disproof))
         finally:
             self.line.discard(key)
 
@@ -178,8 +207,8 @@ class PNProver(Prover):
             chosen = chosen[:1]
         moves = []
         for i in chosen:
-            action, after, k, _ = kids[i]
-            moves.append([action, k if k is not None else ("end" if after.is_over else "table")])
+            action, _, k, kind, _, _ = kids[i]
+            moves.append([action, k if k is not None else ("end" if kind in ENDS else "table")])
         self.won[key] = moves
         self.numbers.pop(key, None)
 
@@ -192,8 +221,8 @@ class PNProver(Prover):
             chosen = chosen[:1]
         moves = []
         for i in chosen:
-            action, after, k, result = kids[i]
-            leaf = "truncated" if result == TRUNCATED else ("end" if after.is_over else "table")
+            action, _, k, kind, _, _ = kids[i]
+            leaf = "truncated" if kind == TRUNCATED_GAME else ("end" if kind in ENDS else "table")
             moves.append([action, k if k is not None else leaf])
         self.lost[key] = moves
         self.numbers[key] = INF << SHIFT

@@ -20,12 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from mancala_envs.game import Game
+from mancala_envs.infra.memory import available_memory
 from mancala_envs.rulesets import RESULT_BY_SURVIVAL
 from mancala_envs.state import State
 from mancala_envs.tablebase.claims import leaf_result, satisfies, served, strict
 from mancala_envs.tablebase.proof import header, position_key
 
 TRUNCATED = -9  # leaf() of a truncated game: it satisfies no claim
+MEMORY_RESERVE = 1 << 30  # a search stops when less memory than this is available
+MEMORY_CHECK = 1 << 16  # nodes between two looks at the available memory
 
 
 class SearchLimit(Exception):
@@ -175,16 +178,26 @@ class Prover:
 
 
 class Budget:
-    """Nodes and seconds a solve may spend."""
+    """Nodes and seconds a solve may spend, and the memory it must leave: a search stops (its
+    findings kept) when less than :data:`MEMORY_RESERVE` is left, before the kernel kills it."""
 
     def __init__(self, max_nodes: int | None, max_seconds: float | None):
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.nodes, self.start = 0, time.perf_counter()
+        self.stopped: str | None = None  # why the search stopped, when a budget stopped it
 
     def spend(self) -> None:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise SearchLimit(f"node budget of {self.max_nodes} spent")
-        late = self.max_seconds is not None and time.perf_counter() - self.start > self.max_seconds
-        if self.nodes % 1024 == 0 and late:
-            raise SearchLimit(f"time budget of {self.max_seconds} s spent")
+            self.stop(f"node budget of {self.max_nodes} spent")
+        if self.nodes % 1024 == 0:
+            if self.max_seconds is not None and time.perf_counter() - self.start > self.max_seconds:
+                self.stop(f"time budget of {self.max_seconds} s spent")
+            if self.nodes % MEMORY_CHECK == 0:
+                left = available_memory()
+                if left is not None and left < MEMORY_RESERVE:
+                    self.stop(f"memory: {left >> 20:,} MiB available, below {MEMORY_RESERVE >> 20:,} MiB")
+
+    def stop(self, why: str) -> None:
+        self.stopped = why
+        raise SearchLimit(why)

@@ -50,6 +50,7 @@ class Solution:
     depth: int  # deepest iteration finished, or the longest line of a proof found by pn if deeper
     max_seeds: int
     failed_depths: dict[str, int] = field(default_factory=dict)  # the deepest failed try per claim
+    stopped: str | None = None  # the budget that stopped the search (Budget.stopped)
 
 
 def solve(
@@ -108,7 +109,9 @@ def solve(
     proofs = [proven[c] for c in ORDER if c in proven and needed(c, value)]
     seconds = time.perf_counter() - budget.start
     depth = max([finished, *(p.depth for p in proofs)]) if method == "pn" else finished
-    return Solution(value, (low, high), proofs, budget.nodes, seconds, depth, table.max_seeds, failed)
+    stopped = None if value is not None else budget.stopped
+    k = table.max_seeds
+    return Solution(value, (low, high), proofs, budget.nodes, seconds, depth, k, failed, stopped)
 
 
 def race(provers: dict[str, Prover], progress, budget: Budget) -> dict[str, Proof]:
@@ -172,6 +175,7 @@ class MarginSolution:
     seconds: float
     depth: int  # deepest iteration finished
     max_seeds: int
+    stopped: str | None = None  # the budget that stopped the search (Budget.stopped)
 
 
 def solve_margin(
@@ -215,8 +219,9 @@ def solve_margin(
     proofs = [search.proven[c] for c in search.proven if c in (f"margin>={low}", f"margin<={high}")]
     seconds = time.perf_counter() - search.budget.start
     bounds = (-float("inf") if low is None else low, float("inf") if high is None else high)
+    stopped = None if search.margin is not None else search.budget.stopped
     return MarginSolution(
-        search.margin, bounds, proofs, search.budget.nodes, seconds, finished, table.max_seeds
+        search.margin, bounds, proofs, search.budget.nodes, seconds, finished, table.max_seeds, stopped
     )
 
 

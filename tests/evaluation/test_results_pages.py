@@ -299,8 +299,10 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
     assert "| `minimax:depth=12` | 150 | 0.400 (stale) |" in text
     assert text.count("(stale)") == 1
     trial = six | {"seed": 7, "rows": [row("az", "minimax:depth=12", 400, 0.9)]}  # another arena seed
-    text = "\n".join(render_results.strength_summary([*files, ("f.json", trial)]))
-    assert "| 400 |" not in text and "| `minimax:depth=12` | 100 | 0.500 |" in text
+    held_out = six | {"openings": "heldout.jsonl", "rows": [row("az", "minimax:depth=12", 400, 0.9)]}
+    for other in (trial, held_out):
+        text = "\n".join(render_results.strength_summary([*files, ("f.json", other)]))
+        assert "| 400 |" not in text and "| `minimax:depth=12` | 100 | 0.500 |" in text
 
 
 def test_every_results_page_with_data_opens_with_its_figure():

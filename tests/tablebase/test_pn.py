@@ -299,6 +299,28 @@ def test_a_solve_stopped_before_any_search_ended_says_nothing_is_kept(tables, tm
     assert "nothing to resume" in capsys.readouterr().err
 
 
+def test_a_search_stops_cleanly_when_memory_runs_low(tables, tmp_path, capsys, monkeypatch):
+    """Below ``MEMORY_RESERVE`` of available memory a search stops as on a spent budget, its
+    findings kept and the reason on its line and in the solution, before the kernel kills it."""
+    import mancala_envs.tablebase.prover as prover
+
+    game, small, _ = tables["en_dodoi"]
+    monkeypatch.setattr(prover, "MEMORY_CHECK", 1024)
+    monkeypatch.setattr(prover, "available_memory", lambda: prover.MEMORY_RESERVE - 1)
+    found = solve(game, small, method="pn")  # the initial position: far from proven in 1,024 nodes
+    assert (found.value, found.nodes_searched) == (None, 1024)
+    assert found.stopped.startswith("memory: ") and "below 1,024 MiB" in found.stopped
+    monkeypatch.setattr(prover, "available_memory", lambda: prover.MEMORY_RESERVE)
+    assert solve(game, small, method="pn", max_nodes=3000).stopped == "node budget of 3000 spent"
+    monkeypatch.setattr(prover, "available_memory", lambda: prover.MEMORY_RESERVE - 1)
+    out = tmp_path / "low"
+    flags = ["--holes-per-row", str(game.holes_per_row), "--table", str(small.path), "--out", str(out)]
+    assert solve_main(["en_dodoi", *flags, "--method", "pn", "--no-first-moves"]) == 0
+    assert "nodes, " in (line := capsys.readouterr().out) and "; stopped: memory: " in line
+    written = read_result(out / "solution.json")
+    assert written["value"] is None and written["stopped"].startswith("memory: ")
+
+
 @pytest.mark.parametrize("name", ["sadeqa_ii", "songo_ewondo", "en_dodoi"])
 def test_the_search_keys_tell_positions_apart_as_position_key_does(name):
     """The compact keys of the search's tables (``node_key``) are equal exactly where
@@ -326,3 +348,47 @@ def test_pn_refuses_a_game_whose_counts_do_not_fit_its_byte_keys():
 
     with pytest.raises(ValueError, match="keeps a count in a byte, not 256 seeds"):
         PNProver(SimpleNamespace(total_seeds=256), None, None, ">=1", Budget(None, None))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("claim", [">=1", "<=-1", "margin>=2", "margin<=0"])
+def test_the_compiled_expansion_is_what_the_game_and_the_table_say(tables, case, claim):
+    """Every child the search expands in one compiled call (``PNProver.children``) is the one
+    ``Game.apply`` makes, classified as ``Prover.leaf`` and ``satisfies`` say (a truncated game, a
+    finished game or a covered position that meets the claim or not), and an inner child carries
+    ``node_key``, its legal move count and its mover: over every state of random games, with a
+    ply limit short enough for truncated games to appear in every other game."""
+    import numpy as np
+
+    from mancala_envs import get_game
+    from mancala_envs.tablebase import pn_expand as px
+    from mancala_envs.tablebase.claims import satisfies
+    from mancala_envs.tablebase.pn import node_key
+    from mancala_envs.tablebase.prover import TRUNCATED
+
+    name, params, _, _, _ = case
+    _, small, _ = tables[name]
+    rng, seen = np.random.default_rng(8), set()
+    for g in range(12):
+        game = get_game(name, **params, **({"max_plies": 20} if g % 2 else {}))
+        state = game.initial_state()
+        while not state.is_over:
+            prover = PNProver(game, small, state, claim, Budget(None, None))
+            kids = prover.children(np.array(state.array))
+            assert [k[0] for k in kids] == game.legal_actions(state)
+            for action, row, key, kind, moves, mover in kids:
+                after = game.apply(state, action)
+                assert row.tolist() == after.array.tolist()
+                result = prover.leaf(after)
+                if result is None:
+                    assert (kind, key, moves, mover) == (
+                        px.INNER, node_key(after), len(game.legal_actions(after)), after.to_move
+                    )  # fmt: skip
+                elif result == TRUNCATED:
+                    assert kind == px.TRUNCATED_GAME
+                else:
+                    assert (kind in px.PROVES, kind in px.ENDS) == (satisfies(claim, result), after.is_over)
+                seen.add(kind)
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    assert {px.INNER, px.TRUNCATED_GAME} <= seen
+    assert seen & {px.TABLE_PROVES, px.TABLE_FAILS} and seen & set(px.ENDS)
