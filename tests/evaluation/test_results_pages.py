@@ -204,6 +204,35 @@ def test_strength_script_gives_equal_time_opponents_the_measured_budget(tmp_path
     assert "equal_time" not in rows[2] and "engine_moves_per_evaluation" not in rows[2]
 
 
+def test_a_held_out_suite_shares_no_opening_with_the_default_one_and_the_strength_script_plays_it(tmp_path):
+    """``held_out_openings.py`` writes openings none of which is in the default suite (its own seed
+    refused), and ``strength_alphazero.py --openings FILE`` plays them and records the suite, so
+    the summary leaves the file out."""
+    import subprocess
+    import sys
+
+    from mancala_envs import get_game
+    from mancala_envs.evaluation.openings import load_openings, position_key, random_openings
+
+    game, suite = get_game("sadeqa_ii"), tmp_path / "held.jsonl"
+    script = [sys.executable, str(ROOT / "benchmarks" / "held_out_openings.py"), "--game", "sadeqa_ii"]
+    subprocess.run(
+        [*script, "--pairs", "20", "--out", str(suite)], check=True, capture_output=True, timeout=300
+    )
+    held = [position_key(s) for s in load_openings(suite, game)]
+    assert len(set(held)) == 20 and not set(held) & {position_key(s) for s in random_openings(game, 20)}
+    refused = subprocess.run(
+        [*script, "--seed", "0", "--out", str(tmp_path / "x.jsonl")], capture_output=True
+    )
+    assert refused.returncode != 0 and b"draws the default suite itself" in refused.stderr
+    out = tmp_path / "strength.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "strength_alphazero.py"), "--game", "sadeqa_ii"]
+    command += ["--agents", "greedy", "--opponents", "random", "--games", "4", "--openings", str(suite)]
+    subprocess.run([*command, "--out", str(out)], check=True, capture_output=True, cwd=tmp_path, timeout=300)
+    payload = read_result(out)
+    assert payload["openings"] == str(suite) and not render_results.reported(payload)
+
+
 def test_build_files_of_one_benchmark_get_headings_naming_their_tables():
     columns = ["table", "build", "K", "positions"]
     one = {
