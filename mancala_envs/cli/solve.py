@@ -186,9 +186,10 @@ def save_proofs(
     return out
 
 
-def work(solution: Solution | MarginSolution) -> str:
-    """A search's work for its line: nodes, seconds and, when a budget stopped it, which."""
-    stopped = f"; stopped: {solution.stopped}" if solution.stopped else ""
+def work(solution: Solution | MarginSolution, open_: bool = True) -> str:
+    """A search's work for its line: nodes, seconds and, when a budget stopped it with its result
+    still ``open_``, which."""
+    stopped = f"; stopped: {solution.stopped}" if solution.stopped and open_ else ""
     return f"{solution.nodes_searched:,} nodes, {solution.seconds:.1f} s{stopped}"
 
 
@@ -288,8 +289,10 @@ def root_report(
     searched["bounds"], searched["proofs"] = stronger_bounds(searched, kept)
     low, high = searched["bounds"]
     searched["value"] = low if low == high else None
+    if searched["value"] is not None:  # decided with the earlier proofs: no budget stopped its value
+        searched.pop("stopped", None)
     words = describe(searched["value"], (low, high), root.to_move)
-    print(f"{PROG}: {words} ({work(solution)})")
+    print(f"{PROG}: {words} ({work(solution, searched['value'] is None)})")
     return {"statement": words, **searched}
 
 
@@ -357,7 +360,7 @@ def margin_report(
     (low, high), proofs = stronger_bounds(searched, kept)
     margin = low if low is not None and low == high else None
     words = margin_words(root.to_move, margin, low, high)
-    print(f"{PROG}: {words} ({work(solution)})")
+    print(f"{PROG}: {words} ({work(solution, margin is None)})")
     return {
         "margin": margin,
         "bounds": [low, high],
@@ -366,7 +369,7 @@ def margin_report(
         "seconds": round(solution.seconds, 3),
         "depth": solution.depth,
         "proofs": proofs,
-        **({"stopped": solution.stopped} if solution.stopped else {}),
+        **({"stopped": solution.stopped} if solution.stopped and margin is None else {}),
     }
 
 
@@ -427,7 +430,10 @@ def merged_move(game: Game, choice: State, entry: dict[str, Any], earlier: dict[
     value = bounds[0] if bounds[0] == bounds[1] else None
     sign = chooser_sign(choice, game.apply(choice, entry["moves"][-1]))
     chooser = None if value is None else sign * value
-    return {**entry, "value_for_chooser": chooser, "value": value, "bounds": bounds, "proofs": proofs}
+    merged = {**entry, "value_for_chooser": chooser, "value": value, "bounds": bounds, "proofs": proofs}
+    if value is not None:  # decided with the earlier proofs: no budget stopped its value
+        merged.pop("stopped", None)
+    return merged
 
 
 def first_moves_listing(

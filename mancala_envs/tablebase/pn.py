@@ -96,6 +96,12 @@ class PNProver(Prover):
         self.keys = np.zeros((n, self.key_bytes), dtype=np.uint8)
         rows = np.empty((n, game.state_size), dtype=np.int32)
         self.expand = entry_point(expand, self.root_row, *self.scratch, rows, self.out, self.keys)
+        budget.growth.append(self.next_growth)
+
+    def next_growth(self) -> int:
+        """Bytes the next growth of the search's largest table may take at once: a dict grows by
+        allocating arrays twice the size of its present ones, before it frees those."""
+        return 2 * max(sys.getsizeof(t) for t in (self.numbers, self.won, self.lost))
 
     def prove(self, depth: int | None = None) -> int | None:
         """The root's node id if the claim is proven within this try: ``QUOTA * 2**depth`` nodes
@@ -144,7 +150,9 @@ class PNProver(Prover):
             return known >> SHIFT, known & MASK, False
         return (1, moves, False) if mover == self.own_side else (moves, 1, False)
 
-    def mid(self, row: np.ndarray, key: bytes, mover: int, max_proof: int, max_disproof: int):
+    def mid(
+        self, row: np.ndarray, key: bytes, mover: int, max_proof: int, max_disproof: int
+    ) -> tuple[int, int, bool]:
         """Search below the position ``row`` (``mover`` to move) until its proof number reaches
         ``max_proof`` or its disproof number ``max_disproof`` (or it is proven or disproven);
         returns its numbers and whether a disproof rests on a repetition of the current line."""

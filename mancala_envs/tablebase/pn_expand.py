@@ -27,6 +27,7 @@ from mancala_envs.core.layout import (
 )
 from mancala_envs.rulesets import R_HOLES, R_RESULT, RESULT_BY_SURVIVAL
 from mancala_envs.tablebase.claims import at_least, parse_margin
+from mancala_envs.tablebase.kernels import NEG_INF, POS_INF
 from mancala_envs.tablebase.probe import covered, lead, outcome_of, table_index
 
 # a child's kind (column 0 of expand's ``out``; an inner child's legal moves and mover: columns 1, 2)
@@ -79,8 +80,8 @@ def _table_meets(child, rules, params, comp, offsets, values, n):
     q = table_index(child, n, comp, offsets)
     a, b = np.int64(values[q, 0]), np.int64(values[q, 1])
     d = np.int64(lead(child, rules))
-    low = -UNBOUNDED if a == -127 else d + a
-    high = UNBOUNDED if b == 127 else d + b
+    low = -UNBOUNDED if a == NEG_INF else d + a
+    high = UNBOUNDED if b == POS_INF else d + b
     if params[P_MARGIN] == 0:
         low = high = outcome_of(d, a, b)
     if child[off_to_move(n)] != params[P_PLAYER]:

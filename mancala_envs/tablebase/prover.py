@@ -16,6 +16,7 @@ changes the work, never the result, and the checker verifies every proof.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,12 +28,12 @@ from mancala_envs.tablebase.claims import leaf_result, satisfies, served, strict
 from mancala_envs.tablebase.proof import header, position_key
 
 TRUNCATED = -9  # leaf() of a truncated game: it satisfies no claim
-MEMORY_RESERVE = 1 << 30  # a search stops when less memory than this is available
+MEMORY_RESERVE = 1 << 30  # a search keeps this much available, beyond its tables' next growth
 MEMORY_CHECK = 1 << 16  # nodes between two looks at the available memory
 
 
 class SearchLimit(Exception):
-    """The node or time budget of a search ran out."""
+    """The node, time or memory budget of a search ran out."""
 
 
 @dataclass
@@ -179,24 +180,30 @@ class Prover:
 
 class Budget:
     """Nodes and seconds a solve may spend, and the memory it must leave: a search stops (its
-    findings kept) when less than :data:`MEMORY_RESERVE` is left, before the kernel kills it."""
+    findings kept) when less than :data:`MEMORY_RESERVE` plus the next growth of its searches'
+    tables (``growth``: callables a search registers) is available, before the kernel kills it."""
 
     def __init__(self, max_nodes: int | None, max_seconds: float | None):
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.nodes, self.start = 0, time.perf_counter()
         self.stopped: str | None = None  # why the search stopped, when a budget stopped it
+        self.growth: list[Callable[[], int]] = []
 
     def spend(self) -> None:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             self.stop(f"node budget of {self.max_nodes} spent")
-        if self.nodes % 1024 == 0:
-            if self.max_seconds is not None and time.perf_counter() - self.start > self.max_seconds:
-                self.stop(f"time budget of {self.max_seconds} s spent")
-            if self.nodes % MEMORY_CHECK == 0:
-                left = available_memory()
-                if left is not None and left < MEMORY_RESERVE:
-                    self.stop(f"memory: {left >> 20:,} MiB available, below {MEMORY_RESERVE >> 20:,} MiB")
+        late = self.max_seconds is not None and time.perf_counter() - self.start > self.max_seconds
+        if self.nodes % 1024 == 0 and late:
+            self.stop(f"time budget of {self.max_seconds} s spent")
+        if self.nodes % MEMORY_CHECK == 0:
+            self.check_memory()
+
+    def check_memory(self) -> None:
+        left = available_memory()
+        need = MEMORY_RESERVE + max((grow() for grow in self.growth), default=0)
+        if left is not None and left < need:
+            self.stop(f"memory: {left >> 20:,} MiB available, the search needs {need >> 20:,} MiB to go on")
 
     def stop(self, why: str) -> None:
         self.stopped = why

@@ -234,11 +234,12 @@ def test_mancala_solve_resume_keeps_a_proven_bound_a_smaller_budget_does_not_rea
     assert solve_main([*args, "--margin", "--resume", "--max-nodes", "1"]) == 0
     resumed = read_result(out / "solution.json")["margin"]
     assert resumed["bounds"] == [exact, None] and resumed["proofs"] == [floor]
+    assert resumed["stopped"] == "node budget of 1 spent"  # the margin left open says why
     assert resumed["statement"] == f"player_{state.to_move}'s margin is not proven: at least {exact:+d}"
     assert solve_main(["--check", str(out / floor["file"]), "--table", str(small.path)]) == 0
     assert solve_main([*args, "--margin", "--resume"]) == 0  # a budget that closes it
-    assert read_result(out / "solution.json")["margin"]["margin"] == exact
     result = read_result(out / "solution.json")
+    assert result["margin"]["margin"] == exact and "stopped" not in result["margin"]
     del result["table"]["fingerprint"]
     write_result(out / "solution.json", result)
     capsys.readouterr()
@@ -300,8 +301,9 @@ def test_a_solve_stopped_before_any_search_ended_says_nothing_is_kept(tables, tm
 
 
 def test_a_search_stops_cleanly_when_memory_runs_low(tables, tmp_path, capsys, monkeypatch):
-    """Below ``MEMORY_RESERVE`` of available memory a search stops as on a spent budget, its
-    findings kept and the reason on its line and in the solution, before the kernel kills it."""
+    """Below ``MEMORY_RESERVE`` plus its tables' next growth of available memory a search stops as
+    on a spent budget, its findings kept and the reason on its line and in the solution, before the
+    kernel kills it."""
     import mancala_envs.tablebase.prover as prover
 
     game, small, _ = tables["en_dodoi"]
@@ -309,8 +311,10 @@ def test_a_search_stops_cleanly_when_memory_runs_low(tables, tmp_path, capsys, m
     monkeypatch.setattr(prover, "available_memory", lambda: prover.MEMORY_RESERVE - 1)
     found = solve(game, small, method="pn")  # the initial position: far from proven in 1,024 nodes
     assert (found.value, found.nodes_searched) == (None, 1024)
-    assert found.stopped.startswith("memory: ") and "below 1,024 MiB" in found.stopped
-    monkeypatch.setattr(prover, "available_memory", lambda: prover.MEMORY_RESERVE)
+    assert found.stopped.startswith("memory: ") and "the search needs 1,0" in found.stopped
+    monkeypatch.setattr(prover, "available_memory", lambda: prover.MEMORY_RESERVE + 1)  # not its growth
+    assert solve(game, small, method="pn", max_nodes=3000).stopped.startswith("memory: ")
+    monkeypatch.setattr(prover, "available_memory", lambda: 1 << 50)
     assert solve(game, small, method="pn", max_nodes=3000).stopped == "node budget of 3000 spent"
     monkeypatch.setattr(prover, "available_memory", lambda: prover.MEMORY_RESERVE - 1)
     out = tmp_path / "low"
