@@ -24,6 +24,7 @@ the proof's references form no cycle; the checker verifies every proof anyway.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +51,7 @@ COMPLEMENT = {">=1": "<=0", "<=-1": ">=0"}  # what a refutation of the claim pro
 EPSILON = 0.25  # a child's threshold is the second-best number times 1 + EPSILON
 SHIFT, MASK = 41, (1 << 41) - 1  # a position's numbers in one int: proof << SHIFT | disproof (<= INF)
 RECURSION = 20_000  # Python's frame limit while searching (a line is one frame a ply)
+SHARDS = 64  # parts of each of the search's tables (a power of 2: Shards)
 
 
 def node_key(state: State) -> bytes:
@@ -59,6 +61,39 @@ def node_key(state: State) -> bytes:
     flags = b"\x03" if pending is None else bytes([int(pending[0]), int(pending[1])])  # lengths differ
     counts = np.concatenate([state.board, state.captured]).astype(np.uint8)
     return counts.tobytes() + bytes([state.to_move]) + flags
+
+
+class Shards:
+    """A dict split into :data:`SHARDS` dicts by its keys' hash, so that a growth (a dict allocates
+    arrays twice the size of its present ones before it frees those) takes a small part of the
+    memory at once: a search of 100 M positions in one dict would need some 10 GB for a moment."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self) -> None:
+        self.parts: list[dict] = [{} for _ in range(SHARDS)]
+
+    def get(self, key: bytes, default: Any = None) -> Any:
+        return self.parts[hash(key) & (SHARDS - 1)].get(key, default)
+
+    def __contains__(self, key: bytes) -> bool:
+        return key in self.parts[hash(key) & (SHARDS - 1)]
+
+    def __getitem__(self, key: bytes) -> Any:
+        return self.parts[hash(key) & (SHARDS - 1)][key]
+
+    def __setitem__(self, key: bytes, value: Any) -> None:
+        self.parts[hash(key) & (SHARDS - 1)][key] = value
+
+    def pop(self, key: bytes, default: Any = None) -> Any:
+        return self.parts[hash(key) & (SHARDS - 1)].pop(key, default)
+
+    def __len__(self) -> int:
+        return sum(map(len, self.parts))
+
+    def next_growth(self) -> int:
+        """Bytes the next growth of its largest part may take at once (twice that part's arrays)."""
+        return 2 * max(sys.getsizeof(part) for part in self.parts)
 
 
 class Pause(Exception):
@@ -74,9 +109,9 @@ class PNProver(Prover):
         if game.total_seeds > 255:
             raise ValueError(f"proof-number search keeps a count in a byte, not {game.total_seeds} seeds")
         super().__init__(game, table, root, claim, budget)
-        self.numbers: dict[bytes, int] = {}  # searched position -> proof << SHIFT | disproof
-        self.won: dict[bytes, list[list]] = {}  # proven position -> [action, child key | "end" | "table"]
-        self.lost: dict[bytes, list[list]] = {}  # refuted position (not by a repetition) -> its moves
+        self.numbers = Shards()  # searched position -> proof << SHIFT | disproof
+        self.won = Shards()  # proven position -> [[action, child key | "end" | "table"], ...]
+        self.lost = Shards()  # refuted position (not by a repetition) -> its moves
         self.line: set[bytes] = set()
         self.disproven = False  # the root is refuted (a try ended without a proof, not for its quota)
         self.quota = self.spent = 0
@@ -99,9 +134,8 @@ class PNProver(Prover):
         budget.growth.append(self.next_growth)
 
     def next_growth(self) -> int:
-        """Bytes the next growth of the search's largest table may take at once: a dict grows by
-        allocating arrays twice the size of its present ones, before it frees those."""
-        return 2 * max(sys.getsizeof(t) for t in (self.numbers, self.won, self.lost))
+        """Bytes the next growth of one of the search's tables may take at once."""
+        return max(t.next_growth() for t in (self.numbers, self.won, self.lost))
 
     def prove(self, depth: int | None = None) -> int | None:
         """The root's node id if the claim is proven within this try: ``QUOTA * 2**depth`` nodes
@@ -258,7 +292,7 @@ class PNProver(Prover):
                     stack.append(child)
         return True
 
-    def collect(self, root_key: bytes, moves_of: dict | None = None, claim: str | None = None) -> int:
+    def collect(self, root_key: bytes, moves_of: Shards | None = None, claim: str | None = None) -> int:
         """The proof's nodes from the root's (states replayed from the root), in ``self.nodes``;
         returns the root's id. ``moves_of``: the proven positions' moves (default ``won``) and
         ``claim`` theirs (default the prover's). Sets ``self.proof_depth``, the longest line."""

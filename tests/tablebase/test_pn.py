@@ -396,3 +396,25 @@ def test_the_compiled_expansion_is_what_the_game_and_the_table_say(tables, case,
             state = game.apply(state, int(rng.choice(game.legal_actions(state))))
     assert {px.INNER, px.TRUNCATED_GAME} <= seen
     assert seen & {px.TABLE_PROVES, px.TABLE_FAILS} and seen & set(px.ENDS)
+
+
+def test_the_search_tables_split_in_parts_act_as_one_dict():
+    """``Shards`` (the search's tables) answers as one dict would, and its next growth is that of
+    its largest part, a small share of the whole."""
+    import sys
+
+    import numpy as np
+
+    from mancala_envs.tablebase.pn import SHARDS, Shards
+
+    table, plain, rng = Shards(), {}, np.random.default_rng(4)
+    for k in rng.integers(0, 5000, size=20_000):
+        key, value = int(k).to_bytes(3, "little"), int(rng.integers(1 << 40))
+        if rng.random() < 0.2:
+            assert table.pop(key, None) == plain.pop(key, None)
+        else:
+            table[key] = plain[key] = value
+    assert len(table) == len(plain) and all(table[k] == v and k in table for k, v in plain.items())
+    assert table.get(b"absent") is None and b"absent" not in table
+    assert table.next_growth() == 2 * max(sys.getsizeof(p) for p in table.parts)
+    assert table.next_growth() < sys.getsizeof(plain) and len(table.parts) == SHARDS
