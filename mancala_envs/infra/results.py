@@ -30,7 +30,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]  # the checkout, in an editab
 
 
 def git_revision() -> str:
-    """The project's git commit (``+dirty`` with uncommitted changes), or ``unknown`` (not a git
+    """The project's git commit (``+dirty`` with uncommitted changes outside ``results/``: result
+    files written by a run beside this one are no change of the code), or ``unknown`` (not a git
     checkout, e.g. an installed wheel). Read-only: ``GIT_OPTIONAL_LOCKS=0`` keeps ``git status``
     from touching the index."""
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
@@ -41,7 +42,7 @@ def git_revision() -> str:
         rev = run(["git", "rev-parse", "HEAD"])
         if rev.returncode != 0:
             return "unknown"
-        dirty = run(["git", "status", "--porcelain", "--untracked-files=no"])
+        dirty = run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results"])
         return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"

@@ -321,6 +321,26 @@ def test_git_revision_is_unknown_without_git(monkeypatch):
     assert git_revision() == "unknown"
 
 
+def test_git_revision_is_dirty_for_code_changes_not_for_result_files(tmp_path, monkeypatch):
+    """A result file written beside a run (a solve updating its solution.json) is no change of the
+    code: the revision stays clean; a changed source file makes it ``+dirty``."""
+    import mancala_envs.infra.results as results
+
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    (tmp_path / "results").mkdir()
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "results" / "r.json").write_text("{}\n")
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    monkeypatch.setattr(results, "PROJECT_ROOT", tmp_path)
+    (tmp_path / "results" / "r.json").write_text('{"a": 1}\n')
+    assert results.git_revision() == head
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert results.git_revision() == f"{head}+dirty"
+
+
 @pytest.mark.parametrize("variant", variants(), ids=lambda g: g.variant)
 def test_shipped_model_plays_its_game(variant):
     """``make_agent("policy")`` loads models/<variant>.json (+ .pt) and plays legal moves (a whole
