@@ -226,7 +226,8 @@ def solve_margin(
 
 
 class MarginSearch:
-    """The proven bounds of a margin and one prover per claim tried (``solve_margin``)."""
+    """The proven bounds of a margin and one prover per claim tried and not yet proven
+    (``solve_margin``)."""
 
     def __init__(
         self, game: Game, table, state: State, guess: int, budget: Budget, progress, method: str = "id"
@@ -269,4 +270,5 @@ class MarginSearch:
         root = prover.prove(depth)
         if root is not None:
             self.proven[claim] = prover.proof(root, depth)
+            del self.provers[claim]  # never tried again: its tables go (a long search's memory)
         return root is not None
