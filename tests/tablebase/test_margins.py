@@ -155,3 +155,22 @@ def test_mancala_solve_margin_writes_checked_proofs_its_solution_lists(solved, t
     )
     assert solve_main(["--check", str(out / files[0]), "--table", str(small.path)]) == 1
     assert "disagrees" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["id", "pn"])
+def test_a_margin_search_keeps_no_prover_of_a_claim_it_has_proven(solved, method):
+    """A proven claim is never tried again, so its search's tables are freed at once; the claims
+    still open keep theirs (their numbers resume on the next try)."""
+    from mancala_envs.tablebase.prover import Budget
+    from mancala_envs.tablebase.solve import MarginSearch
+
+    game, small, _, solutions, _ = solved
+    state, solution = next((s, sol) for s, sol in solutions if sol.margin is not None)
+    search = MarginSearch(game, small, state, solution.margin, Budget(300_000, None), None, method)
+    for depth in range(40):
+        while search.step(depth):
+            pass
+        if search.margin is not None:
+            break
+    assert search.margin == solution.margin and search.proven
+    assert not set(search.proven) & set(search.provers)
