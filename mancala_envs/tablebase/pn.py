@@ -131,7 +131,7 @@ class PNProver(Prover):
         self.keys = np.zeros((n, self.key_bytes), dtype=np.uint8)
         rows = np.empty((n, game.state_size), dtype=np.int32)
         self.expand = entry_point(expand, self.root_row, *self.scratch, rows, self.out, self.keys)
-        budget.growth.append(self.next_growth)
+        budget.watch(self.next_growth)
 
     def next_growth(self) -> int:
         """Bytes the next growth of one of the search's tables may take at once."""

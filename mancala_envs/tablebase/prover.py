@@ -16,6 +16,7 @@ changes the work, never the result, and the checker verifies every proof.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -181,13 +182,18 @@ class Prover:
 class Budget:
     """Nodes and seconds a solve may spend, and the memory it must leave: a search stops (its
     findings kept) when less than :data:`MEMORY_RESERVE` plus the next growth of its searches'
-    tables (``growth``: callables a search registers) is available, before the kernel kills it."""
+    tables (:meth:`watch`) is available, before the kernel kills it."""
 
     def __init__(self, max_nodes: int | None, max_seconds: float | None):
         self.max_nodes, self.max_seconds = max_nodes, max_seconds
         self.nodes, self.start = 0, time.perf_counter()
         self.stopped: str | None = None  # why the search stopped, when a budget stopped it
-        self.growth: list[Callable[[], int]] = []
+        self.growth: list[weakref.WeakMethod] = []
+
+    def watch(self, growth: Callable[[], int]) -> None:
+        """Count a search's next growth (a bound method, held weakly: a search dropped by its owner
+        is freed and no longer counted)."""
+        self.growth.append(weakref.WeakMethod(growth))
 
     def spend(self) -> None:
         self.nodes += 1
@@ -201,7 +207,8 @@ class Budget:
 
     def check_memory(self) -> None:
         left = available_memory()
-        need = MEMORY_RESERVE + max((grow() for grow in self.growth), default=0)
+        self.growth = [ref for ref in self.growth if ref() is not None]
+        need = MEMORY_RESERVE + max((ref()() for ref in self.growth), default=0)
         if left is not None and left < need:
             self.stop(f"memory: {left >> 20:,} MiB available, the search needs {need >> 20:,} MiB to go on")
 

@@ -159,8 +159,8 @@ def test_mancala_solve_margin_writes_checked_proofs_its_solution_lists(solved, t
 
 @pytest.mark.parametrize("method", ["id", "pn"])
 def test_a_margin_search_keeps_no_prover_of_a_claim_it_has_proven(solved, method):
-    """A proven claim is never tried again, so its search's tables are freed at once; the claims
-    still open keep theirs (their numbers resume on the next try)."""
+    """A proven claim is never tried again, so its search and its tables are freed at once; the
+    claims still open keep theirs (their numbers resume on the next try)."""
     from mancala_envs.tablebase.prover import Budget
     from mancala_envs.tablebase.solve import MarginSearch
 
@@ -174,3 +174,8 @@ def test_a_margin_search_keeps_no_prover_of_a_claim_it_has_proven(solved, method
             break
     assert search.margin == solution.margin and search.proven
     assert not set(search.proven) & set(search.provers)
+    import gc
+
+    gc.collect()  # and nothing else holds one: the budget watches its searches' memory weakly
+    alive = [ref for ref in search.budget.growth if ref() is not None]
+    assert len(alive) == (len(search.provers) if method == "pn" else 0)
