@@ -186,11 +186,11 @@ def save_proofs(
     return out
 
 
-def work(solution: Solution | MarginSolution, open_: bool = True) -> str:
-    """A search's work for its line: nodes, seconds and, when a budget stopped it with its result
-    still ``open_``, which."""
-    stopped = f"; stopped: {solution.stopped}" if solution.stopped and open_ else ""
-    return f"{solution.nodes_searched:,} nodes, {solution.seconds:.1f} s{stopped}"
+def work(entry: dict[str, Any]) -> str:
+    """A search's work for its line, from its entry in ``solution.json``: nodes, seconds and, when
+    a budget stopped it with its result still open, which."""
+    stopped = f"; stopped: {entry['stopped']}" if entry.get("stopped") else ""
+    return f"{entry['nodes_searched']:,} nodes, {entry['seconds']:.1f} s{stopped}"
 
 
 def summary(solution: Solution) -> dict[str, Any]:
@@ -292,7 +292,7 @@ def root_report(
     if searched["value"] is not None:  # decided with the earlier proofs: no budget stopped its value
         searched.pop("stopped", None)
     words = describe(searched["value"], (low, high), root.to_move)
-    print(f"{PROG}: {words} ({work(solution, searched['value'] is None)})")
+    print(f"{PROG}: {words} ({work(searched)})")
     return {"statement": words, **searched}
 
 
@@ -360,8 +360,7 @@ def margin_report(
     (low, high), proofs = stronger_bounds(searched, kept)
     margin = low if low is not None and low == high else None
     words = margin_words(root.to_move, margin, low, high)
-    print(f"{PROG}: {words} ({work(solution, margin is None)})")
-    return {
+    report = {
         "margin": margin,
         "bounds": [low, high],
         "statement": words,
@@ -371,6 +370,8 @@ def margin_report(
         "proofs": proofs,
         **({"stopped": solution.stopped} if solution.stopped and margin is None else {}),
     }
+    print(f"{PROG}: {words} ({work(report)})")
+    return report
 
 
 def margin_words(player: int, margin: int | None, low: int | None, high: int | None) -> str:
