@@ -83,7 +83,7 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Callable[[str], Any]], s
             "forward": str,
         },
         "az[:path=MODEL.json][,sims=100][,time=S][,temperature=T][,discount=D][,finish=PLIES]"
-        "[,forward=torch|numba]",
+        "[,forward=numba|torch]",
     ),
     "az-jax": (AZJaxAgent, {"path": str, "sims": _integer}, "az-jax:path=MODEL.json[,sims=N]"),
     "rllib": (

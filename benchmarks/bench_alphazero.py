@@ -24,8 +24,8 @@ the same process. Needs ``open-spiel`` (``pip install .[bench]``). Run on demand
 
 **Simulations per second** (``--per-variant``, instead of the above): for every variant, the
 shipped model's search as ``az`` plays a move (batch of one, ``--sims`` simulations, from
-``--positions`` positions a few random plies in), with torch's forward pass (``forward=torch``,
-the default) and with the compiled one (``forward=numba``) in the same run, beside alpha-beta's
+``--positions`` positions a few random plies in), with torch's forward pass (``forward=torch``)
+and with the compiled one (``forward=numba``, the default) in the same run, beside alpha-beta's
 nodes per second (``minimax:depth=--depth``) on the same positions.
 """
 
@@ -246,8 +246,8 @@ def per_variant(args: argparse.Namespace, record: dict) -> None:
         [
             f"`az`'s search with the shipped model, as it plays a move (batch of one, {args.sims} "
             f"simulations, forced-end search not counted), from {args.positions} positions 4–16 random "
-            f"plies in, {args.threads} torch thread(s): `forward=torch` (the default) and `forward=numba` "
-            "(the compiled forward pass inside the compiled search). Alpha-beta: `minimax:depth="
+            f"plies in, {args.threads} torch thread(s): `forward=torch` and `forward=numba` (the default: "
+            "the compiled forward pass inside the compiled search). Alpha-beta: `minimax:depth="
             f"{args.depth}` on the same positions.",
         ],
         {

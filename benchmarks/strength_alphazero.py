@@ -29,6 +29,7 @@ import argparse
 import time
 
 from mancala_envs import GAMES, Game, State, get_game
+from mancala_envs.agents.alphazero.agent import FORWARDS
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import make_agent, models_played, parse_spec
 from mancala_envs.infra.results import command_line, provenance, write_result
@@ -178,6 +179,7 @@ def main() -> None:
                     "params": dict(game.params),
                     "seed": args.seed,
                     "openings": args.openings,
+                    "az_forward_default": FORWARDS[0],  # what `az` without `forward` ran
                     "games": args.games,
                     "rows": rows,
                     "provenance": record,

@@ -214,17 +214,46 @@ def page_optimality(files: Loaded, models_dir: Path) -> str:
 
 
 # The summary of the strength page: az against minimax at equal time, then the ladder, then the
-# network alone; ``forward=numba`` is the same agent with its network compiled into the search.
+# network alone; ``forward=torch`` is the same agent with torch's forward pass instead of the
+# compiled one. A match at fixed depth does not depend on the pass (the same moves), so it takes
+# either label, the first found.
 SUMMARY_MATCHES = (
     ("az", "minimax:time=*", "at equal time per move"),
-    ("az:forward=numba", "minimax:time=*", "at equal time per move"),
-    ("az:sims=16,forward=numba", "minimax:time=*", "at equal time per move"),
-    ("az", "minimax:depth=8", "`minimax:depth=8`"),
-    ("az", "minimax:depth=10", "`minimax:depth=10`"),
-    ("az", "minimax:depth=12", "`minimax:depth=12`"),
+    ("az:sims=16", "minimax:time=*", "at equal time per move"),
+    ("az:forward=torch", "minimax:time=*", "at equal time per move"),
+    (("az", "az:forward=torch"), "minimax:depth=8", "`minimax:depth=8`"),
+    (("az", "az:forward=torch"), "minimax:depth=10", "`minimax:depth=10`"),
+    (("az", "az:forward=torch"), "minimax:depth=12", "`minimax:depth=12`"),
     ("az:sims=0", "minimax:time=*", "the network alone, at equal time per move"),
-    ("az:sims=0,forward=numba", "minimax:time=*", "the network alone, at equal time per move"),
+    ("az:sims=0,forward=torch", "minimax:time=*", "the network alone, at equal time per move"),
 )
+# `az`'s forward pass was torch's by default until strength files began to record
+# ``az_forward_default`` (CHANGELOG, 2026-12-07): the pages name such a file's rows by today's
+# default, so one label means one agent on every page.
+FORWARD_FIELD, FORWARD_BEFORE = "az_forward_default", "torch"
+
+
+def current_label(spec: str, payload: dict[str, Any]) -> str:
+    """``spec`` as today's default names it: in a file from torch's default, ``az`` without a
+    ``forward`` is ``az:...,forward=torch`` and ``forward=numba`` (now the default) is dropped."""
+    name, _, options = spec.partition(":")
+    default = payload.get(FORWARD_FIELD, FORWARD_BEFORE)
+    if name != "az" or default == "numba":
+        return spec
+    parts = [o for o in options.split(",") if o]
+    if "forward=numba" in parts:
+        parts.remove("forward=numba")
+    elif not any(o.startswith("forward=") for o in parts):
+        parts.append("forward=torch")
+    return "az:" + ",".join(parts) if parts else "az"
+
+
+def with_current_labels(payload: dict[str, Any]) -> dict[str, Any]:
+    """A strength file's payload with every row's agent named by :func:`current_label`."""
+    rows = [{**r, "agent": current_label(r["agent"], payload)} for r in payload["rows"]]
+    return {**payload, "rows": rows}
+
+
 # The targets for the learned agents: opponent -> (least score, least opening pairs measured).
 TARGETS = {"minimax:time=*": (0.60, 200), "minimax:depth=12": (0.55, 100)}
 # The arena seed of the reported matches (strength_alphazero.py's default); a file played with
@@ -242,18 +271,26 @@ def reported(payload: dict[str, Any]) -> bool:
     )
 
 
-def summary_row(payload: dict[str, Any], agent: str, opponent: str) -> dict[str, Any] | None:
-    """The row of ``agent`` against ``opponent`` in a strength file (``minimax:time=*``: against
-    minimax given the agent's time per move)."""
-    for r in payload["rows"]:
-        if r["agent"] != agent:
-            continue
-        if opponent.endswith("time=*"):
-            if "equal_time" in r and r["opponent"].startswith(opponent[:-1]):
+def summary_row(
+    payload: dict[str, Any], agent: str | tuple[str, ...], opponent: str
+) -> dict[str, Any] | None:
+    """The row of ``agent`` (or of the first of several labels) against ``opponent`` in a strength
+    file (``minimax:time=*``: against minimax given the agent's time per move)."""
+    for label in (agent,) if isinstance(agent, str) else agent:
+        for r in payload["rows"]:
+            if r["agent"] != label:
+                continue
+            if opponent.endswith("time=*"):
+                if "equal_time" in r and r["opponent"].startswith(opponent[:-1]):
+                    return r
+            elif r["opponent"] == opponent:
                 return r
-        elif r["opponent"] == opponent:
-            return r
     return None
+
+
+def match_label(agent: str | tuple[str, ...]) -> str:
+    """How the summary names a match's agent (labels that play the same moves: the first's name)."""
+    return f"`{agent}`" if isinstance(agent, str) else f"`{agent[0]}` (either forward pass)"
 
 
 Summary = dict[tuple[tuple[int, int], str, int], tuple[dict[str, Any], bool]]
@@ -288,12 +325,12 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
     missed: dict[str, list[str]] = {}
     short: dict[str, list[str]] = {}
     for (_, name, i), (r, stale) in sorted(best.items(), key=lambda item: item[0]):
-        agent, opponent, words = SUMMARY_MATCHES[i]
+        _, opponent, words = SUMMARY_MATCHES[i]
         cost = r.get("engine_moves_per_evaluation")
         rows.append(
             [
                 name,
-                f"`{agent}`" + (f" ({cost:,} engine moves per evaluation)" if cost is not None else ""),
+                f"`{r['agent']}`" + (f" ({cost:,} engine moves per evaluation)" if cost is not None else ""),
                 words,
                 r["pairs"],
                 f"{r['score']:.3f}" + (" (stale)" if stale else ""),
@@ -310,9 +347,11 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
         "## Summary: `az` against minimax",
         "",
         "Every variant's matches against `minimax` at equal time per move and at depths 8, 10 and 12, "
-        "and the network alone at equal time, each with torch's forward pass (the default) and, "
-        "`forward=numba`, with the network compiled into the search (each from the file with the most "
-        "pairs; its section below gives the command and machine). *ms/move*: agent / opponent.",
+        "and the network alone at equal time, each with the network compiled into the search (the "
+        "default) and, `forward=torch`, with torch's forward pass, one call a simulation (each from "
+        "the file with the most pairs; its section below gives the command and machine; a file "
+        "written while torch's pass was the default names its agents as the pages do now). A match "
+        "at fixed depth plays the same moves with either pass. *ms/move*: agent / opponent.",
         "",
         table(
             ["variant", "agent", "against", "pairs", "score", "95% CI (pairs)", "ms/move"],
@@ -327,7 +366,8 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
         yes, no, few = met.get(i, []), missed.get(i, []), short.get(i, [])
         least, pairs = TARGETS[opponent]
         lines.append(
-            f"- `{agent}` {'' if opponent.endswith('*') else 'against '}{words}, at least {least:.2f} "
+            f"- {match_label(agent)} {'' if opponent.endswith('*') else 'against '}{words}, "
+            f"at least {least:.2f} "
             f"over {pairs} pairs: reached in "
             + (", ".join(yes) if yes else "no variant")
             + (f"; missed in {', '.join(no)}" if no else "")
@@ -354,7 +394,8 @@ def page_strength(files: Loaded, models_dir: Path) -> str:
         "suite, both seatings, score = (wins + draws/2) / games from the agent's side with a 95% Wilson "
         "interval over the pairs. *ms/move*: each side's mean wall time per move in that run, on the "
         "machine named below as loaded then — compare the two sides of a row, not rows of different "
-        "runs. `az` is the AlphaZero-style agent with 100 simulations; `az:sims=0` its network alone "
+        "runs. `az` is the AlphaZero-style agent with 100 simulations, its network compiled into the "
+        "search (`forward=torch`: the same network run by torch); `az:sims=0` its network alone "
         "([shipped models](models.md) says what each one is and reads). *The agent's time per move*: "
         "an opponent given, as its budget (`time=S`, iterative deepening or simulations until S is "
         "spent), the agent's mean time per move measured just before on this machine "
@@ -853,7 +894,7 @@ def chart_strength(files: Loaded, models_dir: Path) -> Chart | None:
     got = {(name, i): (r["score"], r["ci95"], stale) for (_, name, i), (r, stale) in best.items()}
     lines = [
         series(
-            f"{agent} vs {opponent.replace(':time=*', ', equal time')}",
+            f"{match_label(agent).replace('`', '')} vs {opponent.replace(':time=*', ', equal time')}",
             [got.get((name, i)) for name in names],
         )
         for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES)
@@ -928,16 +969,16 @@ def with_figure(page: str, name: str, chart: Chart) -> str:
 
 # --- the README's headline table --------------------------------------------------------------------
 
-HEADLINE_MATCHES = (
+HEADLINE_MATCHES = (  # a row's label is its agent's first name (the names that play the same moves)
     ("az", "minimax:time=*"),  # at equal time per move (a row with "equal_time")
-    ("az:forward=numba", "minimax:time=*"),
-    ("az:sims=16,forward=numba", "minimax:time=*"),
-    ("az", "minimax:depth=8"),
-    ("az", "minimax:depth=6"),
-    ("az", "mcts:sims=1000"),
+    ("az:sims=16", "minimax:time=*"),
+    ("az:forward=torch", "minimax:time=*"),
+    (("az", "az:forward=torch"), "minimax:depth=8"),
+    (("az", "az:forward=torch"), "minimax:depth=6"),
+    (("az", "az:forward=torch"), "mcts:sims=1000"),
     ("az:sims=0", "minimax:time=*"),
-    ("az:sims=0,forward=numba", "minimax:time=*"),
-    ("az:sims=0", "minimax:depth=2"),
+    ("az:sims=0,forward=torch", "minimax:time=*"),
+    (("az:sims=0", "az:sims=0,forward=torch"), "minimax:depth=2"),
 )
 HEADLINE_OPTIMALITY = ("az", "minimax:depth=4", "policy")
 README = ROOT / "README.md"
@@ -963,7 +1004,8 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
     for agent, opponent in HEADLINE_MATCHES:
         equal = opponent.endswith("time=*")
         shown = f"{opponent.split(':')[0]}` at equal time per move" if equal else f"{opponent}`"
-        row = f"[`{agent}` vs `{shown}](docs/results/strength.md)"
+        label = agent if isinstance(agent, str) else agent[0]
+        row = f"[`{label}` vs `{shown}](docs/results/strength.md)"
         for _, p in loaded["strength"]:
             r = summary_row(p, agent, opponent) if is_default_variant(p) else None
             if r is not None:
@@ -1013,6 +1055,8 @@ def load_all(results: Path = RESULTS) -> dict[str, Loaded]:
         loaded = [
             (str(path.relative_to(results.parent)), read_result(path)) for path in results.glob(pattern)
         ]
+        if name == "strength":
+            loaded = [(f, with_current_labels(p)) for f, p in loaded]
         loaded.sort(key=lambda item: (variant_key(item[1]) if "game" in item[1] else (0, 0), item[0]))
         out[name] = loaded
     return out

@@ -1,6 +1,6 @@
 """The AlphaZero-style agent:
 ``make_agent("az[:path=MODEL.json][,sims=N][,time=S][,temperature=T][,discount=D][,finish=PLIES]``
-``[,forward=torch|numba]")``.
+``[,forward=numba|torch]")``.
 
 A network trained by ``training/train_alphazero.py`` (files of :mod:`mancala_envs.agents.alphazero.network`;
 with no path,
@@ -32,12 +32,13 @@ most :data:`FINISH_BUDGET` engine moves searched a move). ``discount=0,finish=0`
 search. The discount acts on the decided positions the search settles (``search.settle_decided``,
 the default); a model that does not settle them sends them to its network, undiscounted.
 
-**Forward pass** (``forward``): ``torch`` (the default) runs the network in torch, one call per
-simulation; ``numba`` runs the same network compiled (:mod:`mancala_envs.agents.alphazero.numba_forward`,
-the weights exported once), inside the compiled search when the search has no deadline
-(:func:`mancala_envs.agents.alphazero.search.run_simulations`), so a simulation never returns to
-Python. The outputs agree with torch's within float tolerance (not bit for bit), so the moves are
-the same except where two moves' search results tie within that tolerance.
+**Forward pass** (``forward``): ``numba`` (the default) runs the network compiled
+(:mod:`mancala_envs.agents.alphazero.numba_forward`, the weights exported once), inside the compiled
+search when the search has no deadline (:func:`mancala_envs.agents.alphazero.search.run_simulations`),
+so a simulation never returns to Python; ``torch`` runs it in torch, one call per simulation (the
+default until 2026-12-07, see CHANGELOG: strength files written before it call that agent ``az``).
+The outputs agree with torch's within float tolerance (not bit for bit), so the moves are the same
+except where two moves' search results tie within that tolerance.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ CALIBRATION_SIMS = 16  # with a time budget: the first search's simulations, whi
 DEFAULT_DISCOUNT = 0.1
 DEFAULT_FINISH = 40
 FINISH_BUDGET = 100_000  # engine moves the forced-end search may make per move
-FORWARDS = ("torch", "numba")  # the network's forward pass: torch (the default), or compiled (numba)
+FORWARDS = ("numba", "torch")  # the network's forward pass: compiled (the default), or torch's
 
 
 def settle_decided(search_params: dict[str, Any]) -> bool:
@@ -108,7 +109,7 @@ class AZAgent(NetworkAgent):
         discount: float = DEFAULT_DISCOUNT,
         finish: int = DEFAULT_FINISH,
         time: float | None = None,
-        forward: str = "torch",
+        forward: str = FORWARDS[0],
     ):
         self.time = time_budget(time, "az")
         if forward not in FORWARDS:
@@ -187,11 +188,17 @@ class AZAgent(NetworkAgent):
         net = self.model(game)[0]
         if self.forward == "numba":
             if id(net) not in self._compiled:
-                from mancala_envs.agents.alphazero.conv_net import KIND as CONV_KIND
+                from mancala_envs.agents.alphazero.conv_net import ConvNet
+                from mancala_envs.agents.alphazero.network import AZNet
                 from mancala_envs.agents.alphazero.numba_conv import conv_evaluator
                 from mancala_envs.agents.alphazero.numba_forward import numba_evaluator
 
-                compiled = conv_evaluator if getattr(net, "kind", None) == CONV_KIND else numba_evaluator
+                if not isinstance(net, AZNet | ConvNet):
+                    raise ValueError(
+                        f"az forward=numba compiles the trainer's networks (AZNet, ConvNet), not a "
+                        f"{type(net).__name__}: pass forward='torch' to run it in torch"
+                    )
+                compiled = conv_evaluator if isinstance(net, ConvNet) else numba_evaluator
                 self._compiled[id(net)] = compiled(net)
             return self._compiled[id(net)]
         from mancala_envs.agents.alphazero.network import torch_evaluator

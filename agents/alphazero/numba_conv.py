@@ -22,6 +22,8 @@ from numba import njit
 
 from mancala_envs.agents.alphazero.conv_net import CAPTURED
 from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator
+from mancala_envs.agents.alphazero.search import backward, simulate
+from mancala_envs.rulesets import R_HOLES
 
 
 class ConvWeights(NamedTuple):
@@ -198,11 +200,32 @@ def conv_forward_batch(obs, wt, logits, values):
         values[r] = value[0]
 
 
+@njit(cache=True)
+def run_conv_simulations(
+    tree, games, rules, first, last, table, max_considered, c_visit, c_scale, settle_decided, discount,
+    weights,
+):  # fmt: skip
+    """:func:`~mancala_envs.agents.alphazero.search.run_simulations` with :func:`conv_forward_batch`
+    (one loop per compiled pass: that function says why)."""
+    logits = np.empty((tree.obs.shape[0], rules[R_HOLES]))
+    values = np.empty(tree.obs.shape[0])
+    evaluations = 0
+    for k in range(first, last):
+        count = simulate(
+            tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided, discount
+        )
+        conv_forward_batch(tree.obs[:count], weights, logits, values)
+        backward(tree, games, rules, logits, values)
+        evaluations += count
+    return evaluations
+
+
 class ConvEvaluator(NumbaEvaluator):
     """A :class:`~.numba_forward.NumbaEvaluator` running :func:`conv_forward_batch` on exported
     :class:`ConvWeights` (also from inside the compiled search)."""
 
     kernel = staticmethod(conv_forward_batch)
+    simulations = staticmethod(run_conv_simulations)
 
     def holes(self, obs: np.ndarray) -> int:
         """The holes a row of the input rows ``obs``: read from their width."""

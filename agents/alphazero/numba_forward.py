@@ -383,6 +383,8 @@ class NumbaEvaluator:
 
     # (obs, weights, logits, values): the compiled pass, which the compiled search calls too
     kernel = staticmethod(forward_batch)
+    # the compiled search's loop that calls ``kernel`` (None: search.run_simulations, this pass's)
+    simulations: Any = None
 
     def __init__(self, weights: Any):
         self.weights = weights

@@ -4,6 +4,8 @@ compiled search loop, and ``az:forward=numba`` playing the moves of ``az``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -154,13 +156,37 @@ def test_a_search_reused_with_other_networks_gives_what_a_new_one_gives():
 
 
 def test_forward_setting_of_the_agent():
+    """The compiled pass is the default (its name drops it); torch's is named."""
     game = get_game("songo_ewondo")
-    agent = make_agent("az:sims=8,forward=numba")
-    assert agent.name == "az:sims=8,forward=numba" and make_agent("az:sims=8").name == "az:sims=8"
+    agent = make_agent("az:sims=8")
+    assert make_agent("az:sims=8,forward=numba").name == agent.name == "az:sims=8"
+    assert make_agent("az:sims=8,forward=torch").name == "az:sims=8,forward=torch"
     assert isinstance(agent.evaluator(game), NumbaEvaluator)
     assert agent.evaluator(game) is agent.evaluator(game)  # exported once
+    assert not isinstance(make_agent("az:sims=8,forward=torch").evaluator(game), NumbaEvaluator)
     with pytest.raises(ValueError, match="forward"):
         make_agent("az:forward=jax")
+
+
+def test_the_compiled_pass_names_a_network_it_cannot_compile():
+    """A network of another class than the trainer's gets a clear error naming forward='torch',
+    and plays with it."""
+    game = get_game("songo_ewondo")
+
+    class Uniform(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.level = torch.nn.Parameter(torch.zeros(1))
+
+        def forward(self, x):
+            return self.level.expand(x.shape[0], game.holes_per_row), self.level.expand(x.shape[0])
+
+    with pytest.raises(ValueError, match="Uniform: pass forward='torch'"):
+        AZAgent(network=Uniform(), sims=4).act(game, game.initial_state())
+    action = AZAgent(network=Uniform().requires_grad_(False), sims=4, forward="torch").act(
+        game, game.initial_state()
+    )
+    assert action in np.flatnonzero(game.legal_mask(game.initial_state()))
 
 
 @pytest.mark.parametrize("spec", ["az:sims=0", "az:sims=16", "az:sims=64,time=30"])
@@ -169,7 +195,39 @@ def test_agent_with_the_compiled_forward_plays_the_same_moves(spec):
     budget (the search then runs simulation by simulation; the budget leaves room for all 64, so
     the moves do not depend on the clock)."""
     game = get_game("sadeqa_ii")
-    base, fast = make_agent(spec), make_agent(f"{spec},forward=numba")
+    base, fast = make_agent(f"{spec},forward=torch"), make_agent(spec)
     for row in positions(game, 8, seed=30):
         assert base.act_batch(game, row[None])[0] == fast.act_batch(game, row[None])[0]
     assert fast.last_sims == base.last_sims
+
+
+def test_a_new_process_finds_the_compiled_search_in_numbas_cache():
+    """A second process loads the compiled simulation loops (MLP and conv passes, with and
+    without a deadline) from numba's on-disk cache that the first wrote. A cached function that
+    took the forward pass as an argument never matched its cached code in a new process (numba
+    issue 2956): every process compiled it again, and its cache index grew by a megabyte each time
+    until saving it failed."""
+    import subprocess
+    import sys
+
+    conv = Path(__file__).resolve().parents[2] / "models" / "experiments" / "az_en_dodoi-conv-all-widths.json"
+    script = (
+        "import sys\n"
+        "from mancala_envs import get_game\n"
+        "from mancala_envs.agents.registry import make_agent\n"
+        "from mancala_envs.agents.alphazero.numba_conv import run_conv_simulations\n"
+        "from mancala_envs.agents.alphazero.search import run_simulations\n"
+        "game = get_game('en_dodoi', holes_per_row=6)\n"
+        "for spec in sys.argv[1:]:\n"
+        "    make_agent(spec).act(game, game.initial_state())\n"
+        "stats = [f.stats for f in (run_simulations, run_conv_simulations)]\n"
+        "print(*(sum(sum(getattr(s, k).values()) for s in stats) for k in ('cache_misses', 'cache_hits')))\n"
+    )
+    specs = ["az:sims=8", "az:sims=8,time=30", f"az:sims=8,path={conv}", f"az:sims=8,time=30,path={conv}"]
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", script, *specs], capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    misses, hits = map(int, done.stdout.split())
+    assert (misses, hits) == (0, 2)  # one loop per pass, each found in the cache

@@ -105,6 +105,7 @@ def strength_file(results: Path, name: str, params: dict, rows: list[dict]) -> N
         "params": {"max_plies": 1000, **params},
         "seed": 2024,
         "games": 400,
+        "az_forward_default": "numba",  # as strength_alphazero.py writes it
         "rows": rows,
         "provenance": provenance("python benchmarks/strength_alphazero.py ...", {}),
     }
@@ -286,8 +287,8 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
                 "rows": [
                     row("az", "minimax:time=0.02", 200, 0.65, equal=True),
                     row("az", "minimax:depth=8", 200, 0.55),
-                    row("az", "minimax:depth=12", 100, 0.50),
-                    row("az:forward=numba", "minimax:time=0.002", 200, 0.70, equal=True),
+                    row("az:forward=torch", "minimax:depth=12", 100, 0.50),  # either pass at a depth
+                    row("az:forward=torch", "minimax:time=0.002", 200, 0.70, equal=True),
                 ]
             },
         ),
@@ -304,18 +305,19 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
     rows = [line for line in text.splitlines() if line.startswith("| En Dodoi (6 holes)")]
     assert [r.split(" | ")[1:5] for r in rows] == [
         ["`az` (6 engine moves per evaluation)", "at equal time per move", "200", "0.650"],
-        ["`az:forward=numba` (6 engine moves per evaluation)", "at equal time per move", "200", "0.700"],
+        ["`az:forward=torch` (6 engine moves per evaluation)", "at equal time per move", "200", "0.700"],
         ["`az` (6 engine moves per evaluation)", "`minimax:depth=8`", "200", "0.550"],  # not the 20-pair file
-        ["`az` (6 engine moves per evaluation)", "`minimax:depth=12`", "100", "0.500"],
+        ["`az:forward=torch` (6 engine moves per evaluation)", "`minimax:depth=12`", "100", "0.500"],
     ]
     assert text.index("| Sadeqa II") < text.index("| En Dodoi (6 holes)")  # the registry's order
     assert (
         "- `az` at equal time per move, at least 0.60 over 200 pairs: reached in En Dodoi (6 holes); "
         "not yet measured over 200 pairs in Sadeqa II." in text
     )
-    assert "- `az:forward=numba` at equal time per move, at least 0.60 over 200 pairs: reached in" in text
+    assert "- `az:forward=torch` at equal time per move, at least 0.60 over 200 pairs: reached in" in text
     assert (
-        "- `az` against `minimax:depth=12`, at least 0.55 over 100 pairs: reached in no variant; "
+        "- `az` (either forward pass) against `minimax:depth=12`, at least 0.55 over 100 pairs: "
+        "reached in no variant; "
         "missed in En Dodoi (6 holes)." in text
     )
     assert "`minimax:depth=8`," not in text  # no target at depth 8
@@ -435,3 +437,30 @@ def test_a_policy_below_greedy_or_depth_two_is_labelled_a_short_budget_baseline(
     assert render_results.policy_label(ratings(policy=600, greedy=400, minimax_depth_2=500), tmp_path) == ""
     assert render_results.policy_label(ratings(greedy=400, minimax_depth_2=500), tmp_path) == ""
     assert "a MaskablePPO run)" in render_results.policy_label(ratings(policy=1, greedy=2), tmp_path / "none")
+
+
+def test_strength_files_from_torchs_default_are_shown_by_todays_names(tmp_path):
+    """A strength file without ``az_forward_default`` was measured when ``az`` meant torch's forward
+    pass: its rows are shown as ``az:...,forward=torch`` and its ``forward=numba`` rows by the
+    default's name; a file that records the default is shown as written; other agents never change."""
+    old = {"provenance": {}}
+    label = render_results.current_label
+    assert label("az", old) == "az:forward=torch"
+    assert label("az:sims=0", old) == "az:sims=0,forward=torch"
+    assert label("az:forward=numba", old) == "az"
+    assert label("az:sims=16,forward=numba", old) == "az:sims=16"
+    assert label("az:forward=torch", old) == "az:forward=torch"
+    assert (
+        label("az-jax:path=m.json", old) == "az-jax:path=m.json"
+        and label("minimax:depth=4", old) == "minimax:depth=4"
+    )
+    new = {"az_forward_default": "numba"}
+    assert label("az", new) == "az" and label("az:sims=0", new) == "az:sims=0"
+    results = tmp_path / "results"
+    payload = {"game": "sadeqa_ii", "params": {}, "rows": [{"agent": "az", "opponent": "greedy"}]}
+    write_result(results / "strength" / "old.json", {**payload, "provenance": {}})
+    write_result(
+        results / "strength" / "new.json", {**payload, "provenance": {}, "az_forward_default": "numba"}
+    )
+    shown = {Path(f).name: p["rows"][0]["agent"] for f, p in render_results.load_all(results)["strength"]}
+    assert shown == {"old.json": "az:forward=torch", "new.json": "az"}
