@@ -624,7 +624,7 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
                 f"{r['table']['max_seeds']} ({r['table']['positions']:,} positions)",
                 SEARCHES[r.get("method", "id")],
                 f"{r['nodes_searched']:,}",
-                str(r["depth"]),
+                str(r["depth"]) if r["depth"] >= 0 else "—",  # -1: no try ended, or no proof (pn)
                 f"{r['seconds']:,.1f}",
                 f"{r['peak_memory_mb']:,.0f}",
                 proofs,
@@ -649,7 +649,8 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
         "*search*: iterative deepening (`--method id`, the default) or proof-number search "
         "(`--method pn`). *depth*: for iterative deepening, the deepest iteration finished (plies above "
         "the table; an unproven game searched every line to that depth without a bound); for "
-        "proof-number search, which has no depth limit, the longest line of the proof.",
+        "proof-number search, which has no depth limit, the longest line of the proof (— where it "
+        "found none).",
     ]
     out += margins_section(files)
     for f, r in files:
