@@ -85,7 +85,7 @@ def bench_selfplay(
         state = game.apply(state, int(rng.choice(game.legal_actions(state))))
     per_move = {}
     for s in (100, 200):
-        agent = AZAgent(network=net, config=config, sims=s)
+        agent = AZAgent(network=net, config=config, sims=s, forward="torch")  # as the search above
         agent.act(game, state)
         t = time.perf_counter()
         for _ in range(5):

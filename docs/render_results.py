@@ -233,18 +233,31 @@ SUMMARY_MATCHES = (
 FORWARD_FIELD, FORWARD_BEFORE = "az_forward_default", "torch"
 
 
+AZ_OPTIONS = (
+    "path",
+    "sims",
+    "time",
+    "temperature",
+    "discount",
+    "finish",
+    "forward",
+)  # the agent's name order
+
+
 def current_label(spec: str, payload: dict[str, Any]) -> str:
-    """``spec`` as today's default names it: in a file from torch's default, ``az`` without a
-    ``forward`` is ``az:...,forward=torch`` and ``forward=numba`` (now the default) is dropped."""
+    """``spec`` as the agent names itself today: its options in the agent's order, ``forward=numba``
+    (the default) dropped, and in a file from torch's default an ``az`` without a ``forward`` named
+    ``az:...,forward=torch``. Other agents' specs are returned as written."""
     name, _, options = spec.partition(":")
-    default = payload.get(FORWARD_FIELD, FORWARD_BEFORE)
-    if name != "az" or default == "numba":
+    if name.strip() != "az":
         return spec
-    parts = [o for o in options.split(",") if o]
-    if "forward=numba" in parts:
-        parts.remove("forward=numba")
-    elif not any(o.startswith("forward=") for o in parts):
+    parts = [o.strip() for o in options.split(",") if o.strip()]
+    keys = [o.partition("=")[0].strip() for o in parts]
+    if "forward" not in keys and payload.get(FORWARD_FIELD, FORWARD_BEFORE) == "torch":
         parts.append("forward=torch")
+    parts = [o for o in parts if o.replace(" ", "") != "forward=numba"]
+    rank = {k: i for i, k in enumerate(AZ_OPTIONS)}
+    parts.sort(key=lambda o: rank.get(o.partition("=")[0].strip(), len(rank)))
     return "az:" + ",".join(parts) if parts else "az"
 
 
@@ -349,9 +362,10 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
         "Every variant's matches against `minimax` at equal time per move and at depths 8, 10 and 12, "
         "and the network alone at equal time, each with the network compiled into the search (the "
         "default) and, `forward=torch`, with torch's forward pass, one call a simulation (each from "
-        "the file with the most pairs; its section below gives the command and machine; a file "
-        "written while torch's pass was the default names its agents as the pages do now). A match "
-        "at fixed depth plays the same moves with either pass. *ms/move*: agent / opponent.",
+        "the file with the most pairs; its section below gives the command and machine). Rows of a "
+        "file written while torch's pass was the default are shown under today's names: its `az` as "
+        "`az:forward=torch`, its `az:forward=numba` as `az`. A match at fixed depth plays the same "
+        "moves with either pass. *ms/move*: agent / opponent.",
         "",
         table(
             ["variant", "agent", "against", "pairs", "score", "95% CI (pairs)", "ms/move"],
@@ -649,8 +663,8 @@ def page_solved(files: Loaded, models_dir: Path) -> str:
         "*search*: iterative deepening (`--method id`, the default) or proof-number search "
         "(`--method pn`). *depth*: for iterative deepening, the deepest iteration finished (plies above "
         "the table; an unproven game searched every line to that depth without a bound); for "
-        "proof-number search, which has no depth limit, the longest line of the proof (— where it "
-        "found none).",
+        "proof-number search, which has no depth limit, the longest line of the proof (—: no "
+        "iteration finished, or no proof found).",
     ]
     out += margins_section(files)
     for f, r in files:
@@ -1005,8 +1019,8 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
     for agent, opponent in HEADLINE_MATCHES:
         equal = opponent.endswith("time=*")
         shown = f"{opponent.split(':')[0]}` at equal time per move" if equal else f"{opponent}`"
-        label = agent if isinstance(agent, str) else agent[0]
-        row = f"[`{label}` vs `{shown}](docs/results/strength.md)"
+        label = match_label(agent)
+        row = f"[{label} vs `{shown}](docs/results/strength.md)"
         for _, p in loaded["strength"]:
             r = summary_row(p, agent, opponent) if is_default_variant(p) else None
             if r is not None:

@@ -9,8 +9,9 @@ Only the order of the additions differs from torch: the outputs agree within flo
 The number of holes is read from each row's width, as in torch.
 
 Like the MLP's pass, it runs inside the compiled search (:class:`ConvEvaluator` is a
-:class:`~.numba_forward.NumbaEvaluator` whose ``kernel`` is :func:`conv_forward_batch`), so a
-simulation never returns to Python.
+:class:`~.numba_forward.NumbaEvaluator` whose ``kernel`` is :func:`conv_forward_batch` and whose
+``simulations`` loop, :func:`run_conv_simulations`, calls it), so a simulation never returns to
+Python.
 """
 
 from __future__ import annotations

@@ -379,7 +379,8 @@ def forward_batch(obs, wt, logits, values):
 class NumbaEvaluator:
     """An evaluator for :class:`~mancala_envs.agents.alphazero.search.GumbelSearch` (``obs ->
     (logits, values)``, ``float32``) running :func:`forward_batch` on exported ``weights``; the
-    search sees ``weights`` and its ``kernel`` and runs its simulations in compiled code."""
+    search runs its simulations in compiled code, in the ``simulations`` loop that calls ``kernel``
+    on ``weights``."""
 
     # (obs, weights, logits, values): the compiled pass, which the compiled search calls too
     kernel = staticmethod(forward_batch)

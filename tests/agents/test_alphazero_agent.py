@@ -91,7 +91,7 @@ def test_sampling_follows_the_softmax_at_the_temperature(model, game):
 
 def test_search_agent_plays_the_search_result(model, game):
     path, net = model
-    agent = make_agent(f"az:path={path},sims=12")
+    agent = make_agent(f"az:path={path},sims=12,forward=torch")  # the search below runs torch's pass
     search = GumbelSearch(game, 1, 12, max_considered=4)
     for s in states(game):
         if game.legal_mask(s).sum() > 1:

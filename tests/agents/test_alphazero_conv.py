@@ -178,8 +178,8 @@ def test_the_agent_searches_with_the_conv_network():
     game = en_dodoi(10)
     net = random_net(en_dodoi(6))
     config = conv_config(en_dodoi(6), widths=list(WIDTHS))
-    torch_agent = AZAgent(network=net, config=config, sims=16)
-    numba_agent = AZAgent(network=net, config=config, sims=16, forward="numba")
+    torch_agent = AZAgent(network=net, config=config, sims=16, forward="torch")
+    numba_agent = AZAgent(network=net, config=config, sims=16)  # the compiled pass, the default
     states = positions(game, k=4)
     assert (torch_agent.act_batch(game, states) == numba_agent.act_batch(game, states)).all()
     assert isinstance(numba_agent.evaluator(game), NumbaEvaluator)  # inside the compiled search

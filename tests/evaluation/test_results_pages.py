@@ -456,6 +456,10 @@ def test_strength_files_from_torchs_default_are_shown_by_todays_names(tmp_path):
     )
     new = {"az_forward_default": "numba"}
     assert label("az", new) == "az" and label("az:sims=0", new) == "az:sims=0"
+    assert label("az:forward=numba", new) == "az" and label("az:forward=torch", new) == "az:forward=torch"
+    assert label("az:forward=torch,sims=0", new) == "az:sims=0,forward=torch"  # the agent's order
+    assert label("az:sims=0, forward=numba", old) == "az:sims=0"
+    assert label("az:time=0.5,path=C:/m.json", old) == "az:path=C:/m.json,time=0.5,forward=torch"
     results = tmp_path / "results"
     payload = {"game": "sadeqa_ii", "params": {}, "rows": [{"agent": "az", "opponent": "greedy"}]}
     write_result(results / "strength" / "old.json", {**payload, "provenance": {}})
