@@ -9,9 +9,9 @@ Only the order of the additions differs from torch: the outputs agree within flo
 The number of holes is read from each row's width, as in torch.
 
 Like the MLP's pass, it runs inside the compiled search (:class:`ConvEvaluator` is a
-:class:`~.numba_forward.NumbaEvaluator` whose ``kernel`` is :func:`conv_forward_batch` and whose
-``simulations`` loop, :func:`run_conv_simulations`, calls it), so a simulation never returns to
-Python.
+:class:`~.numba_forward.NumbaEvaluator` whose ``kernel`` is :func:`conv_forward_batch`, and
+:func:`~.numba_forward.forward_pass` calls it for :class:`ConvWeights`), so a simulation never
+returns to Python.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from mancala_envs.agents.alphazero.conv_net import CAPTURED
-from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator
-from mancala_envs.agents.alphazero.search import backward, simulate
-from mancala_envs.rulesets import R_HOLES
+from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator, forward_pass, weights_type_is
 
 
 class ConvWeights(NamedTuple):
@@ -201,24 +200,11 @@ def conv_forward_batch(obs, wt, logits, values):
         values[r] = value[0]
 
 
-@njit(cache=True)
-def run_conv_simulations(
-    tree, games, rules, first, last, table, max_considered, c_visit, c_scale, settle_decided, discount,
-    weights,
-):  # fmt: skip
-    """:func:`~mancala_envs.agents.alphazero.search.run_simulations` with :func:`conv_forward_batch`
-    (one loop per compiled pass: that function says why)."""
-    logits = np.empty((tree.obs.shape[0], rules[R_HOLES]))
-    values = np.empty(tree.obs.shape[0])
-    evaluations = 0
-    for k in range(first, last):
-        count = simulate(
-            tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided, discount
-        )
-        conv_forward_batch(tree.obs[:count], weights, logits, values)
-        backward(tree, games, rules, logits, values)
-        evaluations += count
-    return evaluations
+@overload(forward_pass)
+def _conv_forward_pass(obs, weights, logits, values):
+    if weights_type_is(weights, ConvWeights):
+        return lambda obs, weights, logits, values: conv_forward_batch(obs, weights, logits, values)
+    return None
 
 
 class ConvEvaluator(NumbaEvaluator):
@@ -226,7 +212,6 @@ class ConvEvaluator(NumbaEvaluator):
     :class:`ConvWeights` (also from inside the compiled search)."""
 
     kernel = staticmethod(conv_forward_batch)
-    simulations = staticmethod(run_conv_simulations)
 
     def holes(self, obs: np.ndarray) -> int:
         """The holes a row of the input rows ``obs``: read from their width."""

@@ -20,6 +20,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.extending import overload
 
 from mancala_envs.core.batch import LOOKAHEAD_FLAGS
 
@@ -376,16 +378,34 @@ def forward_batch(obs, wt, logits, values):
         values[i] = value[0]
 
 
+def forward_pass(obs, weights, logits, values):
+    """The compiled forward pass of ``weights``' network, chosen by their type when a caller is
+    compiled (:func:`forward_batch` for :class:`Weights`; the conv network's pass registers itself
+    in :mod:`~mancala_envs.agents.alphazero.numba_conv`). The compiled search calls it by name: numba
+    cannot cache a function that takes another as an argument (a new process never finds its
+    cached code, and saving it then fails: numba issue 2956)."""
+    raise TypeError("forward_pass runs in compiled code only: call the evaluator")
+
+
+def weights_type_is(weights: Any, cls: type) -> bool:
+    """Whether the numba type ``weights`` is that of the NamedTuple class ``cls``."""
+    return isinstance(weights, types.BaseNamedTuple) and weights.instance_class is cls
+
+
+@overload(forward_pass)
+def _mlp_forward_pass(obs, weights, logits, values):
+    if weights_type_is(weights, Weights):
+        return lambda obs, weights, logits, values: forward_batch(obs, weights, logits, values)
+    return None
+
+
 class NumbaEvaluator:
     """An evaluator for :class:`~mancala_envs.agents.alphazero.search.GumbelSearch` (``obs ->
     (logits, values)``, ``float32``) running :func:`forward_batch` on exported ``weights``; the
-    search runs its simulations in compiled code, in the ``simulations`` loop that calls ``kernel``
-    on ``weights``."""
+    search runs its simulations in compiled code, calling :func:`forward_pass` on ``weights``."""
 
     # (obs, weights, logits, values): the compiled pass, which the compiled search calls too
     kernel = staticmethod(forward_batch)
-    # the compiled search's loop that calls ``kernel`` (None: search.run_simulations, this pass's)
-    simulations: Any = None
 
     def __init__(self, weights: Any):
         self.weights = weights

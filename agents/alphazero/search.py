@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator, forward_batch
+from mancala_envs.agents.alphazero.numba_forward import NumbaEvaluator, forward_pass
 from mancala_envs.agents.alphazero.qtransforms import completed_q, legal, prior_policy
 from mancala_envs.agents.alphazero.select import halving_table, interior_action, root_action, root_result
 from mancala_envs.agents.alphazero.tree import Tree, new_tree, side
@@ -229,13 +229,10 @@ def run_simulations(
     tree, games, rules, first, last, table, max_considered, c_visit, c_scale, settle_decided, discount,
     weights,
 ):  # fmt: skip
-    """Simulations ``first .. last - 1`` (:func:`simulate`, :func:`backward`) with the MLP's
-    compiled forward pass (:func:`~mancala_envs.agents.alphazero.numba_forward.forward_batch` on
-    exported ``weights``) in between, all in compiled code; returns the leaves evaluated. The conv
-    network's twin is :func:`~mancala_envs.agents.alphazero.numba_conv.run_conv_simulations`: one
-    loop per pass, each calling it by name, because numba cannot cache a function that takes
-    another as an argument (a new process never finds its cached code, and saving it then fails:
-    numba issue 2956)."""
+    """Simulations ``first .. last - 1`` (:func:`simulate`, :func:`backward`) with the network's
+    compiled forward pass on its exported ``weights``
+    (:func:`~mancala_envs.agents.alphazero.numba_forward.forward_pass`, chosen by their type) in
+    between, all in compiled code; returns the leaves evaluated."""
     logits = np.empty((tree.obs.shape[0], rules[R_HOLES]))
     values = np.empty(tree.obs.shape[0])
     evaluations = 0
@@ -243,7 +240,7 @@ def run_simulations(
         count = simulate(
             tree, games, rules, k, table, max_considered, c_visit, c_scale, settle_decided, discount
         )
-        forward_batch(tree.obs[:count], weights, logits, values)
+        forward_pass(tree.obs[:count], weights, logits, values)
         backward(tree, games, rules, logits, values)
         evaluations += count
     return evaluations
@@ -315,7 +312,7 @@ class GumbelSearch:
         self.decided_discount = float(decided_discount)
         self.tree: Tree = new_tree(game, self.batch, self.sims, lookahead)
         self.table = halving_table(self.max_considered, self.sims)
-        # the search's fixed arguments of simulate and the simulation loops, in their order
+        # the search's fixed arguments of simulate and run_simulations, in their order
         self._settings = (self.table, self.max_considered, self.c_visit, self.c_scale, self.settle_decided)
         self._settings = (*self._settings, self.decided_discount)
         self.evaluations = 0  # network evaluations (positions) so far
@@ -344,17 +341,16 @@ class GumbelSearch:
     def _compiled_steps(self, games: int, evaluate: Any, deadline: float | None) -> None:
         """All the simulations in one compiled call (:func:`run_simulations`), or with a
         ``deadline`` one call a simulation, none started after it."""
-        loop = evaluate.simulations or run_simulations  # the loop that calls the evaluator's pass
         settings = (*self._settings, evaluate.weights)
         step = self.sims if deadline is None else 1
         key = evaluate  # its weights keep their types; the key keeps it (and their id) alive
-        if (loop, key) not in self._entries:  # the last evaluator's loop only (the others' key: None)
-            self._entries = {k: v for k, v in self._entries.items() if k[1] is None}
+        if (run_simulations, key) not in self._entries:  # the last evaluator's entry only
+            self._entries = {k: v for k, v in self._entries.items() if k[0] is not run_simulations}
         for first in range(0, self.sims, step):
             if deadline is not None and first > 0 and time.perf_counter() >= deadline:
                 break
             args = (self.tree, games, self.game.rules, first, first + step, *settings)
-            self.evaluations += self._call(loop, *args, key=key)
+            self.evaluations += self._call(run_simulations, *args, key=key)
             self.last_sims = first + step
 
     def run(

@@ -202,11 +202,11 @@ def test_agent_with_the_compiled_forward_plays_the_same_moves(spec):
 
 
 def test_a_new_process_finds_the_compiled_search_in_numbas_cache():
-    """A second process loads the compiled simulation loops (MLP and conv passes, with and
-    without a deadline) from numba's on-disk cache that the first wrote. A cached function that
-    took the forward pass as an argument never matched its cached code in a new process (numba
-    issue 2956): every process compiled it again, and its cache index grew by a megabyte each time
-    until saving it failed."""
+    """A second process loads the compiled simulation loop (for the MLP's and the conv net's
+    weights, with and without a deadline) from numba's on-disk cache that the first wrote. A
+    cached function that took the forward pass as an argument never matched its cached code in a
+    new process (numba issue 2956): every process compiled it again, and its cache index grew by a
+    megabyte each time until saving it failed."""
     import subprocess
     import sys
 
@@ -215,12 +215,11 @@ def test_a_new_process_finds_the_compiled_search_in_numbas_cache():
         "import sys\n"
         "from mancala_envs import get_game\n"
         "from mancala_envs.agents.registry import make_agent\n"
-        "from mancala_envs.agents.alphazero.numba_conv import run_conv_simulations\n"
         "from mancala_envs.agents.alphazero.search import run_simulations\n"
         "game = get_game('en_dodoi', holes_per_row=6)\n"
         "for spec in sys.argv[1:]:\n"
         "    make_agent(spec).act(game, game.initial_state())\n"
-        "stats = [f.stats for f in (run_simulations, run_conv_simulations)]\n"
+        "stats = [run_simulations.stats]\n"
         "print(*(sum(sum(getattr(s, k).values()) for s in stats) for k in ('cache_misses', 'cache_hits')))\n"
     )
     specs = ["az:sims=8", "az:sims=8,time=30", f"az:sims=8,path={conv}", f"az:sims=8,time=30,path={conv}"]
@@ -230,4 +229,4 @@ def test_a_new_process_finds_the_compiled_search_in_numbas_cache():
         )
         assert done.returncode == 0, done.stderr[-2000:]
     misses, hits = map(int, done.stdout.split())
-    assert (misses, hits) == (0, 2)  # one loop per pass, each found in the cache
+    assert (misses, hits) == (0, 2)  # one signature per pass, each found in the cache
