@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from mancala_envs.agents.alphazero.agent import FORWARDS
 from mancala_envs.agents.model_files import MODELS_DIR, SHIPPED_NAMES
-from mancala_envs.agents.registry import parse_spec
+from mancala_envs.agents.registry import AGENTS, parse_spec
 from mancala_envs.cli.solve import VALUE_WORDS
 from mancala_envs.evaluation.evaluate import pairwise_table
 from mancala_envs.evaluation.evaluate import table as evaluation_table
@@ -233,15 +234,7 @@ SUMMARY_MATCHES = (
 FORWARD_FIELD, FORWARD_BEFORE = "az_forward_default", "torch"
 
 
-AZ_OPTIONS = (
-    "path",
-    "sims",
-    "time",
-    "temperature",
-    "discount",
-    "finish",
-    "forward",
-)  # the agent's name order
+AZ_OPTIONS = tuple(AGENTS["az"][1])  # its options, in the order the agent names them
 
 
 def current_label(spec: str, payload: dict[str, Any]) -> str:
@@ -255,7 +248,7 @@ def current_label(spec: str, payload: dict[str, Any]) -> str:
     keys = [o.partition("=")[0].strip() for o in parts]
     if "forward" not in keys and payload.get(FORWARD_FIELD, FORWARD_BEFORE) == "torch":
         parts.append("forward=torch")
-    parts = [o for o in parts if o.replace(" ", "") != "forward=numba"]
+    parts = [o for o in parts if o.replace(" ", "") != f"forward={FORWARDS[0]}"]  # the default
     rank = {k: i for i, k in enumerate(AZ_OPTIONS)}
     parts.sort(key=lambda o: rank.get(o.partition("=")[0].strip(), len(rank)))
     return "az:" + ",".join(parts) if parts else "az"
