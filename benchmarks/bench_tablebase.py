@@ -3,6 +3,7 @@
     python benchmarks/bench_tablebase.py                          # every game at a quick K
     python benchmarks/bench_tablebase.py sadeqa_ii:16 en_dodoi8:12 songo_ewondo:14 --tables DIR --out FILE
     python benchmarks/bench_tablebase.py sadeqa_ii:18 --builds default,low-memory   # both, same run
+    python benchmarks/bench_tablebase.py songo_ewondo:14 --builds low-memory,retrograde
 
 Each ``GAME[WIDTH]:K`` is built in its own subprocess (so its peak memory is its own) into
 ``DIR/<table name>`` (default: a temporary folder, deleted afterwards). An existing table there
@@ -11,11 +12,11 @@ header records them. ``positions`` counts covered positions (both players to mov
 ``peak MB`` is the build process's maximum resident set (``resource.getrusage``), the
 memory-mapped table pages included, and ``start MB`` the same before the build (the interpreter,
 numba and the compiled kernels: the constant). ``--builds`` lists the kinds of build to measure
-for every target (``default``, ``low-memory``: ``tablebase.build(low_memory=True)``), one after the
-other, each into its own folder. ``--out FILE``: the table as a result file
-(``benchmarks/results_file.py``), rewritten after every build; ``--out`` with a name not ending
-in ``.json`` is the tables folder, as before ``--tables``. One JSON line per build is appended to
-``--json`` if given.
+for every target (``default``, ``low-memory``: ``tablebase.build(low_memory=True)``, ``retrograde``:
+``tablebase.build(retrograde=True)``), one after the other, each into its own folder. ``--out
+FILE``: the table as a result file (``benchmarks/results_file.py``), rewritten after every build;
+``--out`` with a name not ending in ``.json`` is the tables folder, as before ``--tables``. One
+JSON line per build is appended to ``--json`` if given.
 """
 
 from __future__ import annotations
@@ -51,18 +52,22 @@ def megabytes(mb: float) -> str:
     return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:,.{0 if mb >= 10 else 1}f} MB"
 
 
-def build_one(target: str, out: Path, low_memory: bool = False) -> dict:
+BUILDS = {"default": {}, "low-memory": {"low_memory": True}, "retrograde": {"retrograde": True}}
+
+
+def build_one(target: str, out: Path, build: str = "default") -> dict:
     """Build one table in this process and measure it (the subprocess side)."""
     from mancala_envs import get_game, tablebase
 
     name, params, k = parse_target(target)
     game = get_game(name, **params)
+    kind = BUILDS[build]
     with tempfile.TemporaryDirectory() as warm:  # compile (or load the numba cache) off the clock
-        tablebase.build(game, max_seeds=2, path=warm, low_memory=low_memory)
-    path = out / (tablebase.table_name(game) + ("-low-memory" if low_memory else ""))
+        tablebase.build(game, max_seeds=2, path=warm, **kind)
+    path = out / (tablebase.table_name(game) + ("" if build == "default" else f"-{build}"))
     start_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start = time.perf_counter()
-    tb = tablebase.build(game, max_seeds=k, path=path, progress=sys.stderr.isatty(), low_memory=low_memory)
+    tb = tablebase.build(game, max_seeds=k, path=path, progress=sys.stderr.isatty(), **kind)
     wall = time.perf_counter() - start
     layers = tb.header["layers"][: k + 1]
     build_s = sum(layer["seconds"] for layer in layers)
@@ -70,7 +75,7 @@ def build_one(target: str, out: Path, low_memory: bool = False) -> dict:
     values = tb.values
     return {
         "table": tablebase.table_name(game),
-        "build": "low-memory" if low_memory else "default",
+        "build": build,
         "max_seeds": k,
         "positions": tb.covered_positions,
         "build_s": round(build_s, 1),
@@ -95,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--builds",
         default="default",
-        help="comma-separated kinds of build: default, low-memory (default: default)",
+        help=f"comma-separated kinds of build: {', '.join(BUILDS)} (default: default)",
     )
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # the subprocess side
     args = parser.parse_args(argv)
@@ -106,10 +111,10 @@ def main(argv: list[str] | None = None) -> None:
     for target in args.targets:
         parse_target(target)
     builds = args.builds.split(",")
-    if not builds or any(b not in ("default", "low-memory") for b in builds):
-        parser.error(f"--builds takes default and/or low-memory, got {args.builds!r}")
+    if not builds or any(b not in BUILDS for b in builds):
+        parser.error(f"--builds takes {', '.join(BUILDS)}, got {args.builds!r}")
     if args.one:
-        print(json.dumps(build_one(args.targets[0], args.tables, builds == ["low-memory"])))
+        print(json.dumps(build_one(args.targets[0], args.tables, builds[0])))
         return
     from mancala_envs import get_game
 

@@ -3,7 +3,7 @@
 ::
 
     mancala tablebase build GAME [--holes-per-row N] --max-seeds K [--out DIR] [--ray-address ADDR]
-                            [--low-memory]
+                            [--low-memory | --retrograde]
     mancala tablebase probe GAME --board 1,0,2,... --captured A,B --to-move P [--path DIR]
     mancala tablebase suite GAME --positions N [--max-seeds K] [--path DIR] [--out FILE] [--max-games G]
 
@@ -77,6 +77,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="keep no moves in memory: at most 4 bytes a position (both players to move) plus a constant, "
         "slower where positions converge slowly (Songo Ewondo); the same files",
     )
+    p.add_argument(
+        "--retrograde",
+        action="store_true",
+        help="settle each position once per side by retrograde counting over predecessors from the rules "
+        "(one-lap sowing: Songo Ewondo); keeps no moves; the same values, ranks in the place of rounds",
+    )
 
     p = sub.add_parser("probe", help="exact values of one position and of its moves")
     add_game_arguments(p, max_plies=False)
@@ -137,6 +143,7 @@ def _build(args: argparse.Namespace) -> int:
             ray_address=args.ray_address,
             ray_workers=args.ray_workers,
             low_memory=args.low_memory,
+            retrograde=args.retrograde,
         )
     except KeyboardInterrupt as e:
         path = args.out if args.out is not None else store.default_path(game)

@@ -169,6 +169,9 @@ def settle(state, rules, work, with_mask):
         finish_game(state, rules, 1 - mover)
 
 
+TURN_PASSES = True  # end_turn gives every move's turn to the other player (no rule grants another)
+
+
 @inline_kernel
 def end_turn(state, n, mover, action):
     """Bookkeeping after a move's seeds are resolved: SQ4's pending flag, the last action, the turn

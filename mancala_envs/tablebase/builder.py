@@ -30,6 +30,7 @@ from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
 from mancala_envs.tablebase.kernels import MAX_MARGIN, expand_layer
 from mancala_envs.tablebase.lowmem import solve_layer_low_memory
+from mancala_envs.tablebase.retrograde import check_unmoves, solve_layer_retrograde
 from mancala_envs.tablebase.sweeps import solve_layer
 from mancala_envs.tablebase.table import Tablebase, load, unbounded_rules
 
@@ -123,6 +124,7 @@ def build(
     ray_address: str | None = None,
     ray_workers: int | None = None,
     low_memory: bool = False,
+    retrograde: bool = False,
 ) -> Tablebase:
     """The table of ``game`` with every position of at most ``max_seeds`` seeds on the board.
 
@@ -137,6 +139,9 @@ def build(
     local build. ``low_memory`` keeps no
     moves in memory (:mod:`~.lowmem`: at most :data:`LOW_MEMORY_BYTES` a position of the table, both
     players to move, plus a constant; slower), with the same files as the default build.
+    ``retrograde`` settles each position once per side by retrograde counting over predecessors
+    generated from the rules (:mod:`~.retrograde`; one-lap sowing only, Songo Ewondo): the same
+    values, with ranks in the place of rounds; it keeps no moves either.
 
     Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds
     (or 120), ``path`` a file, a table larger than the free disk space there (counting the
@@ -149,8 +154,14 @@ def build(
     max_seeds = check_max_seeds(max_seeds)
     if not isinstance(low_memory, bool):
         raise ValueError(f"low_memory must be True or False, got {low_memory!r}")
+    if not isinstance(retrograde, bool):
+        raise ValueError(f"retrograde must be True or False, got {retrograde!r}")
     if low_memory and ray_address is not None:
         raise ValueError("a low-memory build runs on this machine: it cannot take a ray_address")
+    if retrograde and (low_memory or ray_address is not None):
+        raise ValueError("retrograde=True is a build of its own: it takes neither low_memory nor ray_address")
+    if retrograde:
+        check_unmoves(game.rules, game.name)
     if max_seeds > game.total_seeds:
         raise ValueError(
             f"max_seeds must be at most the {game.total_seeds} seeds of {game.name}, got {max_seeds}"
@@ -165,7 +176,7 @@ def build(
             return load(path, game, max_seeds)
         version = int(header["version"])
     check_disk_space(game, max_seeds, path, existing, version)
-    if not low_memory and ray_address is None:  # (a Ray build holds a layer's moves on its workers)
+    if not (low_memory or retrograde) and ray_address is None:  # (Ray: the moves are on the workers)
         check_memory(game, max_seeds)
     with store.build_lock(path), deferred_interrupts():  # Ctrl-C waits for a layer chunk's end
         header = store.read_header(path) if (path / store.HEADER).is_file() else store.new_header(game)
@@ -178,7 +189,9 @@ def build(
 
                 solver = RayLayerSolver(ray_address, ray_workers)
             try:
-                _build_layers(game, header, path, done, max_seeds, progress, on_layer, solver, low_memory)
+                _build_layers(
+                    game, header, path, done, max_seeds, progress, on_layer, solver, low_memory, retrograde
+                )
             finally:
                 if solver is not None:
                     solver.close()
@@ -195,6 +208,7 @@ def _build_layers(
     on_layer: Callable[[int, dict], None] | None,
     solver=None,
     low_memory: bool = False,
+    retrograde: bool = False,
 ) -> None:
     n = game.holes_per_row
     holes = 2 * n
@@ -221,6 +235,12 @@ def _build_layers(
             if low_memory:
                 rnd, n_rounds, finished = _solve_low_memory(k, rules, comp, offsets, values, bar, positions)
                 cur = values[lo:hi]
+            elif retrograde:
+                on_chunk, on_round = _callbacks(bar, k, "threshold")
+                rnd, n_rounds, finished = solve_layer_retrograde(
+                    k, rules, comp, offsets, values, on_chunk, on_round
+                )
+                cur = values[lo:hi]
             else:
                 cur, rnd, n_rounds, finished = _solve(k, rules, comp, offsets, values, bar, solver)
                 values_mm[lo:hi] = cur
@@ -237,6 +257,8 @@ def _build_layers(
                 "finished_positions": finished,
                 "crc32": {store.VALUES: store.crc32(cur), store.rounds_name(header): store.crc32(rnd)},
             }
+            if retrograde:  # its rounds are ranks (mancala_envs.tablebase.retrograde)
+                layer["build"] = "retrograde"
             header["layers"].append(layer)
             header["max_seeds"] = k
             store.write_header(path, header)
@@ -281,7 +303,7 @@ def _solve_low_memory(k, rules, comp, offsets, values, bar, table_positions):
     return solve_layer_low_memory(k, rules, comp, offsets, values, max(graph_bytes, 0), on_chunk, on_round)
 
 
-def _callbacks(bar, k: int):
+def _callbacks(bar, k: int, step: str = "round"):
     def on_chunk(count: int) -> None:
         if bar is not None:
             bar.update(count)
@@ -290,7 +312,7 @@ def _callbacks(bar, k: int):
 
     def on_round(r: int, changed: int) -> None:
         if bar is not None:
-            bar.set_postfix_str(f"layer {k}: round {r}, {changed:,} changed", refresh=False)
+            bar.set_postfix_str(f"layer {k}: {step} {r}, {changed:,} changed", refresh=False)
         check()
 
     return on_chunk, on_round
