@@ -35,7 +35,7 @@ class Probe(NamedTuple):
 
     outcome: int  # +1 / 0 / -1 with the state's captured lead d
     bounds: tuple[float, float]  # (A, B)
-    rounds: tuple[int, int]  # value-iteration rounds at which A and B became final
+    rounds: tuple[int, int]  # value-iteration rounds at which A and B became final (or ranks)
     lead: int  # d
     move_outcomes: np.ndarray  # int8 (n,): the outcome of each legal move, NO_MOVE elsewhere
     moves: np.ndarray  # int64 (n, 8): probe.probe_moves' rows
@@ -134,7 +134,8 @@ class Tablebase:
         return as_bound(a), as_bound(b)
 
     def rounds_of(self, state: State) -> tuple[int, int]:
-        """The rounds at which ``A`` and ``B`` became final (:mod:`~.sweeps`)."""
+        """The rounds at which ``A`` and ``B`` became final (:mod:`~.sweeps`; for a layer of the
+        retrograde build, its ranks: :mod:`~.retrograde`)."""
         _, _, ra, rb = self._index_values(self._covered(state))
         return ra, rb
 
