@@ -52,6 +52,8 @@ from mancala_envs.tablebase.kernels import CHUNK, NEG_INF, POS_INF, expand_one, 
 
 BLOCK = 1 << 16  # queue entries whose predecessors are generated in one call
 PARALLEL_BLOCK = 1 << 13  # the least of them worth a parallel call
+SEED_BLOCK = 1 << 22  # positions whose seeds join the queue at once (its room: two entries each)
+QUEUE_START = 1 << 24  # entries of the queue at first (grown as needed)
 SCAN = 1 << 22  # positions per compiled call of the expansion (progress and Ctrl-C points)
 IN_W, IN_V, TERMINAL = 1, 2, 4  # flags: entered W, entered V, no legal move
 MAX_RANK = np.iinfo(np.uint16).max
@@ -191,12 +193,12 @@ def expand_layer(seeds, start, count, rules, comp, offsets, values, lo, const, c
 
 
 @njit(cache=True)
-def seed_threshold(t, const, counter, flags, maxrank, ranks, values, lo, queue):
-    """The positions that enter at threshold ``t`` by their constants alone (in index order):
-    ``W`` where ``const_A == t``, ``V`` where every in-layer move is already answered and
-    ``const_B == -t``. Writes them to ``queue`` (``(index << 1) | side``); returns how many."""
-    tail = 0
-    for i in range(const.shape[0]):
+def seed_threshold(t, start, stop, const, counter, flags, maxrank, ranks, values, lo, queue, tail):
+    """The positions ``start .. stop - 1`` that enter at threshold ``t`` by their constants alone (in
+    index order): ``W`` where ``const_A == t``, ``V`` where every in-layer move is already answered
+    and ``const_B == -t``. Appends them to ``queue`` from ``tail`` (the caller leaves room for two
+    a position); returns the new tail."""
+    for i in range(start, stop):
         terminal = flags[i] & TERMINAL != 0
         if flags[i] & IN_W == 0 and const[i, 0] == t:
             enter(i, 0, t, 0 if terminal else 1, flags, values, lo, ranks, queue, tail)
@@ -273,6 +275,16 @@ def apply_block(t, entries, out, counts, const, counter, flags, maxrank, ranks, 
     return tail
 
 
+def room(queue: np.ndarray, head: int, tail: int, more: int) -> np.ndarray:
+    """``queue``, or a larger copy of it, with room for ``more`` entries after ``tail`` (a larger one
+    keeps ``queue[head:tail]``, the entries not processed yet, at their places)."""
+    if tail + more <= queue.shape[0]:
+        return queue
+    grown = np.empty(max(queue.shape[0] * 3 // 2, tail + more), dtype=queue.dtype)
+    grown[head:tail] = queue[head:tail]
+    return grown
+
+
 @njit(cache=True)
 def threshold_range(const):
     """The largest finite constant in absolute value (the thresholds run from it to its negative)."""
@@ -315,25 +327,33 @@ def solve_layer_retrograde(
     width = 2 * n * max(seeds, 1)
     out = np.empty((BLOCK, width), dtype=np.int32)
     counts = np.empty(BLOCK, dtype=np.int32)
-    queue = np.empty(max(min(2 * size, 1 << 20), size // 4), dtype=np.int32 if size < 1 << 30 else np.int64)
+    queue = np.empty(min(2 * size, QUEUE_START), dtype=np.int32 if size < 1 << 30 else np.int64)
     top = threshold_range(const)
     for t in range(top, -top - 1, -1):
-        tail = seed_threshold(t, const, counter, flags, maxrank, ranks, values, lo, queue)
-        head = 0
-        while head < tail:
-            m = min(BLOCK, tail - head)
-            if tail + m * width > queue.shape[0]:  # room for every entrant the block can make
-                queue = np.resize(queue, max(queue.shape[0] * 3 // 2, tail + m * width))
-            entries = queue[head : head + m]
-            if m >= PARALLEL_BLOCK:
-                block_predecessors(entries, seeds, rules, comp, pat, jump, origin, out, counts)
-            else:
-                some_predecessors(entries, 0, m, seeds, rules, comp, pat, jump, origin, out, counts)
-            tail = apply_block(
-                t, entries, out, counts, const, counter, flags, maxrank, ranks, values, lo,
-                queue, tail,
-            )
-            head += m
+        entered = 0
+        for start in range(0, size, SEED_BLOCK):  # the seeds a block at a time, each block's closure
+            stop = min(size, start + SEED_BLOCK)
+            queue = room(queue, 0, 0, 2 * (stop - start))
+            tail = seed_threshold(t, start, stop, const, counter, flags, maxrank, ranks, values, lo, queue, 0)
+            head = 0
+            entered += tail
+            while head < tail:
+                m = min(BLOCK, tail - head)
+                if tail + m * width > queue.shape[0]:  # room for every entrant the block can make
+                    queue[: tail - head] = queue[head:tail]  # the processed entries' room first
+                    head, tail = 0, tail - head
+                    queue = room(queue, head, tail, m * width)
+                entries = queue[head : head + m]
+                if m >= PARALLEL_BLOCK:
+                    block_predecessors(entries, seeds, rules, comp, pat, jump, origin, out, counts)
+                else:
+                    some_predecessors(entries, 0, m, seeds, rules, comp, pat, jump, origin, out, counts)
+                new_tail = apply_block(
+                    t, entries, out, counts, const, counter, flags, maxrank, ranks, values, lo, queue, tail
+                )
+                entered += new_tail - tail
+                tail = new_tail
+                head += m
         if on_round is not None:
-            on_round(t, tail)
+            on_round(t, entered)
     return ranks, int(ranks.max(initial=0)), terminal

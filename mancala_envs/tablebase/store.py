@@ -7,7 +7,8 @@
   "retrograde"`` in its header entry) a rank that serves the same purpose
   (:mod:`~mancala_envs.tablebase.retrograde`); so 2 bytes a covered position in all. A table whose
   layers need more than 255 rounds (value iteration: at most 136 so far; ranks pass 255 in Songo
-  Ewondo from 12 seeds) is widened to format version 1, ``rounds.u16`` (``uint16`` pairs), which is what tables built before version 2 hold; both load;
+  Ewondo from 12 seeds) is widened to format version 1, ``rounds.u16`` (``uint16`` pairs), which
+  is what tables built before version 2 hold; both load;
 - ``header.json`` — format name and version, the game, its parameters and ruleset (all of it but
   ``max_plies``, which does not enter a value), ``max_seeds`` (the layers complete), and per layer
   its size, rounds, build time and the CRC-32 of its bytes in each array.

@@ -49,6 +49,30 @@ def test_values_are_byte_identical_to_value_iterations(tables):
     assert max(layer["rounds"] for layer in header["layers"]) > 100  # cycles: many rounds needed
 
 
+def test_small_blocks_and_a_growing_queue_give_the_same_values(tables, tmp_path, monkeypatch):
+    """Seeds a few positions at a time, predecessors in blocks of 16 (parallel from 8), a queue
+    that starts with one entry and must move its unprocessed entries and grow."""
+    _, _, root = tables
+    monkeypatch.setattr(retrograde, "SEED_BLOCK", 64)
+    monkeypatch.setattr(retrograde, "BLOCK", 16)
+    monkeypatch.setattr(retrograde, "PARALLEL_BLOCK", 8)
+    monkeypatch.setattr(retrograde, "QUEUE_START", 1)
+    grown = []
+    monkeypatch.setattr(retrograde, "room", _spy(retrograde.room, grown))
+    tablebase.build(SONGO, K, tmp_path / "t", retrograde=True)
+    assert values_file(tmp_path / "t") == values_file(root / "default")
+    assert any(new > old for old, new in grown)
+
+
+def _spy(room, grown):
+    def spy(queue, head, tail, more):
+        out = room(queue, head, tail, more)
+        grown.append((queue.shape[0], out.shape[0]))
+        return out
+
+    return spy
+
+
 def test_each_build_resumes_the_other(tables, tmp_path):
     _, _, root = tables
     tablebase.build(SONGO, 5, tmp_path / "a")
