@@ -47,14 +47,15 @@ from mancala_envs.core.fast import kernel
 from mancala_envs.core.layout import DONE, copy_row, off_status, off_to_move, state_length
 from mancala_envs.core.sowing import sow_single_lap
 from mancala_envs.rulesets import R_HOLES, R_SOWING, SOW_SINGLE_LAP
-from mancala_envs.tablebase.index import board_next, board_rank, board_unrank
-from mancala_envs.tablebase.kernels import CHUNK, NEG_INF, POS_INF, expand_one, reset_scratch
+from mancala_envs.tablebase.index import board_rank, board_unrank
+from mancala_envs.tablebase.kernels import NEG_INF, POS_INF, expand_layer, reset_scratch
+from mancala_envs.tablebase.sweeps import start_values
 
 BLOCK = 1 << 16  # queue entries whose predecessors are generated in one call
 PARALLEL_BLOCK = 1 << 13  # the least of them worth a parallel call
 SEED_BLOCK = 1 << 22  # positions whose seeds join the queue at once (its room: two entries each)
 QUEUE_START = 1 << 24  # entries of the queue at first (grown as needed)
-SCAN = 1 << 22  # positions per compiled call of the expansion (progress and Ctrl-C points)
+SCAN = 1 << 20  # positions per compiled call of the expansion (progress and Ctrl-C points)
 IN_W, IN_V, TERMINAL = 1, 2, 4  # flags: entered W, entered V, no legal move
 MAX_RANK = np.iinfo(np.uint16).max
 
@@ -153,43 +154,6 @@ def predecessors(board, seeds, rules, comp, pat, jump, origin, pred, child, work
                 out[count] = (board_rank(pred, 0, holes, seeds, comp) << 1) | same
                 count += 1
     return count
-
-
-@njit(cache=True, parallel=True)
-def expand_layer(seeds, start, count, rules, comp, offsets, values, lo, const, counter, flags):
-    """Every move of positions ``start .. start + count - 1`` of layer ``seeds`` (rows by layer
-    index): the constants of the moves leaving the layer, the number of in-layer moves, and the
-    starting values — a position with no move its final value, every other one ``(-inf, +inf)``."""
-    n = rules[R_HOLES]
-    holes = 2 * n
-    length = state_length(n)
-    chunks = (count + CHUNK - 1) // CHUNK
-    for c in prange(chunks):
-        b0 = c * CHUNK
-        b1 = min(count, b0 + CHUNK)
-        state = np.empty(length, dtype=np.int32)
-        child = np.empty(length, dtype=np.int32)
-        work = new_work(n)
-        edges = np.empty(n, dtype=np.int32)
-        reset_scratch(state, n)
-        board_unrank(start + b0, holes, seeds, comp, state)
-        for i in range(b0, b1):
-            j = start + i
-            moves = expand_one(state, child, seeds, rules, comp, offsets, values, work, edges, const[j])
-            inside = 0
-            for a in range(n):
-                if edges[a] >= 0:
-                    inside += 1
-            counter[j] = inside
-            if moves == 0:
-                flags[j] = TERMINAL
-                values[lo + j, 0] = const[j, 0]
-                values[lo + j, 1] = const[j, 1]
-            else:
-                flags[j] = 0
-                values[lo + j, 0] = NEG_INF
-                values[lo + j, 1] = POS_INF
-            board_next(state, holes)
 
 
 @njit(cache=True)
@@ -316,10 +280,16 @@ def solve_layer_retrograde(
     const = np.empty((size, 2), dtype=np.int8)
     counter = np.empty(size, dtype=np.uint8)
     flags = np.empty(size, dtype=np.uint8)
-    for s in range(0, size, SCAN):
-        count = min(SCAN, size - s)
-        expand_layer(seeds, s, count, rules, comp, offsets, values, lo, const, counter, flags)
-        on_chunk(count)
+    edges = np.empty((min(SCAN, size), n), dtype=np.int32)  # a block's in-layer moves, only counted
+    moves = np.empty(min(SCAN, size), dtype=np.int8)
+    for s in range(0, size, SCAN):  # the constants, the moves each position needs answered, round 0
+        c = min(SCAN, size - s)
+        expand_layer(seeds, s, c, rules, comp, offsets, values, edges[:c], const[s : s + c], moves[:c])
+        start_values(const[s : s + c], moves[:c], values[lo + s : lo + s + c])
+        counter[s : s + c] = np.count_nonzero(edges[:c] >= 0, axis=1)
+        flags[s : s + c] = np.where(moves[:c] == 0, TERMINAL, 0)
+        on_chunk(c)
+    del edges, moves
     terminal = int(np.count_nonzero(flags & TERMINAL))
     maxrank = np.zeros(size, dtype=np.uint16)
     ranks = np.zeros((size, 2), dtype=np.uint16)

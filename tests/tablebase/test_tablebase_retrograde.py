@@ -73,6 +73,30 @@ def _spy(room, grown):
     return spy
 
 
+class Stop(Exception):
+    pass
+
+
+def test_an_interrupted_retrograde_build_resumes_to_the_same_values(tables, tmp_path):
+    _, _, root = tables
+
+    def stop_at_5(k, layer):
+        if k == 5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        tablebase.build(SONGO, K, tmp_path / "t", retrograde=True, on_layer=stop_at_5)
+    assert json.loads((tmp_path / "t" / store.HEADER).read_text())["max_seeds"] == 5
+    offsets = layer_offsets(K, 14)  # layer 6 half-written, as a stop inside it leaves it
+    shape = (int(offsets[K + 1]), 2)
+    values = np.memmap(tmp_path / "t" / store.VALUES, dtype=np.int8, mode="r+", shape=shape)
+    values[int(offsets[6]) : int(offsets[7])] = 5
+    values.flush()
+    del values
+    tablebase.build(SONGO, K, tmp_path / "t", retrograde=True)
+    assert values_file(tmp_path / "t") == values_file(root / "default")
+
+
 def test_each_build_resumes_the_other(tables, tmp_path):
     _, _, root = tables
     tablebase.build(SONGO, 5, tmp_path / "a")
@@ -174,4 +198,6 @@ def test_bad_retrograde_options_are_refused(tmp_path):
         tablebase.build(SONGO, 4, tmp_path, retrograde=1)
     with pytest.raises(ValueError, match="neither low_memory nor ray_address"):
         tablebase.build(SONGO, 4, tmp_path, retrograde=True, low_memory=True)
+    with pytest.raises(ValueError, match="neither low_memory nor ray_address"):
+        tablebase.build(SONGO, 4, tmp_path, retrograde=True, ray_address="local")
     assert not (tmp_path / store.HEADER).exists()
