@@ -107,6 +107,20 @@ def compute_legal_mask(state, rules, work):
 
 
 @kernel
+def has_legal_move(state, rules, work):
+    """Whether the player to move has a legal move (the search stops at the first one); the state
+    is left as it is."""
+    n = rules[R_HOLES]
+    if state[off_status(n)] != RUNNING:
+        return False
+    ctx = legality_context(state, rules, work)
+    for a in range(n):  # noqa: SIM110 (no generators in compiled code)
+        if hole_legal(state, a, ctx, rules, work):
+            return True
+    return False
+
+
+@kernel
 def finish_game(state, rules, last_mover):
     """SE9 / SQ6 / ED4 with SE10 / ED5: the player to move has no legal move, the game ends.
 

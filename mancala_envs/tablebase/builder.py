@@ -29,7 +29,7 @@ from mancala_envs.rulesets import R_HOLES
 from mancala_envs.tablebase import store
 from mancala_envs.tablebase.index import compositions_table, layer_offsets
 from mancala_envs.tablebase.kernels import MAX_MARGIN, expand_layer
-from mancala_envs.tablebase.lowmem import solve_layer_low_memory
+from mancala_envs.tablebase.lowmem import layer_bytes, solve_layer_low_memory
 from mancala_envs.tablebase.retrograde import check_unmoves, solve_layer_retrograde
 from mancala_envs.tablebase.sweeps import solve_layer
 from mancala_envs.tablebase.table import Tablebase, load, unbounded_rules
@@ -233,7 +233,8 @@ def _build_layers(
             lo, hi = int(offsets[k]), int(offsets[k + 1])
             size = hi - lo
             if low_memory:
-                rnd, n_rounds, finished = _solve_low_memory(k, rules, comp, offsets, values, bar, positions)
+                args = (k, rules, comp, offsets, values, bar, positions, path)
+                rnd, n_rounds, finished = _solve_low_memory(*args)
                 cur = values[lo:hi]
             elif retrograde:
                 on_chunk, on_round = _callbacks(bar, k, "threshold")
@@ -293,14 +294,16 @@ def _solve(k, rules, comp, offsets, values, bar, solver):
     return cur, rnd, n_rounds, int(np.count_nonzero(moves == 0))
 
 
-def _solve_low_memory(k, rules, comp, offsets, values, bar, table_positions):
+def _solve_low_memory(k, rules, comp, offsets, values, bar, table_positions, path):
     """Layer ``k`` with :mod:`~.lowmem`, its values in place in ``values``."""
     lo, hi = int(offsets[k]), int(offsets[k + 1])
     budget = LOW_MEMORY_BYTES * 2 * table_positions  # both players to move
-    layer_bytes = 33 * (hi - lo) // 4  # values, next values, rounds (uint16) and the open bitmap
-    graph_bytes = budget - 2 * lo - layer_bytes - LOW_MEMORY_SLACK  # the finished layers' values
+    own = layer_bytes(hi - lo, int(rules[R_HOLES]))
+    graph_bytes = budget - 2 * lo - own - LOW_MEMORY_SLACK  # the finished layers' values
     on_chunk, on_round = _callbacks(bar, k)
-    return solve_layer_low_memory(k, rules, comp, offsets, values, max(graph_bytes, 0), on_chunk, on_round)
+    return solve_layer_low_memory(
+        k, rules, comp, offsets, values, max(graph_bytes, 0), path, on_chunk, on_round
+    )
 
 
 def _callbacks(bar, k: int, step: str = "round"):

@@ -1,35 +1,40 @@
 """A layer's values without its edges in memory: the low-memory build (``low_memory=True``).
 
-The default build (:mod:`~.builder`) stores every in-layer move of a layer and its reverse, about
-``8n + 12`` bytes a position. This one stores none: each value-iteration round replays the moves of
-every position not yet final (unrank → :func:`~mancala_envs.core.engine.play` → rank, the
-kernel of :func:`~mancala_envs.tablebase.kernels.expand_one`) and reads its children's values of
-the previous round from the table itself. A position is final once ``A == B`` (the iterates only
-rise from ``-inf`` and fall from ``+inf``, TABLEBASE.md §2). While the open positions are more than
-a memory budget holds, rounds are such sweeps; in the sweep after which they fit, their in-layer
-moves are kept, moves to final positions are folded into their constants, and the remaining rounds
-run on that small graph in memory (:func:`~.sweeps.iterate`).
+The default build (:mod:`~.builder`) keeps every in-layer move of a layer and its reverse in memory,
+about ``8n + 12`` bytes a position. This one keeps none there. Its first round plays every move of
+the layer (unrank → :func:`~mancala_envs.core.engine.play` → rank, the kernel of
+:func:`~mancala_envs.tablebase.kernels.expand_one`), reading the children's values from the table
+itself, and writes the positions left open with their in-layer moves to a file
+(:mod:`~.open_rows`; the moves that leave the layer are folded into constants, final from then on).
+Each later round reads that file once, computes the open positions' next values from their
+children's values of the previous round, and writes those still open to the other file, with their
+moves to positions that became final folded in too — so the file shrinks as the layer settles. A
+position is final once ``A == B`` (the iterates only rise from ``-inf`` and fall from ``+inf``,
+TABLEBASE.md §2). Once the open positions fit a memory budget, they are read into a small graph and
+the remaining rounds run on it in memory (:func:`~.sweeps.iterate`).
 
 Every round computes the same Jacobi iterate as :func:`~.sweeps.solve_layer` (a position whose
-children did not change keeps its value when recomputed), so the files are byte-identical to the
-default build's (``tests/tablebase/test_tablebase_lowmem.py``). Memory: the layer's values (2 bytes a
-position, in the table's file), the next round's values (2), its rounds (4), a bitmap of its open
-positions when the graph is made (1/4), the lower layers' values (2 each), and the small graph
-within the budget. The cost: one sweep of moves per round
-until the open positions fit, so games whose positions converge slowly (Songo Ewondo's in-layer
-cycles keep most of a layer open for 100+ rounds) are slow this way.
+children did not change keeps its value when recomputed; folding a final child's term changes no
+maximum), so the files are byte-identical to the default build's
+(``tests/tablebase/test_tablebase_lowmem.py``). Memory (:func:`layer_bytes`): the layer's values (2
+bytes a position, in the table's file), the next round's values (2), its rounds (2, widened to 4
+should a layer need more than 255), a bitmap of its open positions when the graph is made (1/4), the
+lower layers' values (2 each), a block of rows, and the small graph within the budget. Disk: the
+open rows, about ``7 + 4e`` bytes each (``e`` in-layer moves to open positions), in the table's
+folder — on a machine whose page cache holds them, a round reads them from memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from numba import njit, prange
 
-from mancala_envs.core.engine import compute_legal_mask, finish_game, new_work
+from mancala_envs.core.engine import finish_game, has_legal_move, new_work
 from mancala_envs.core.fast import kernel
-from mancala_envs.core.layout import copy_row, off_mask, state_length
+from mancala_envs.core.layout import copy_row, state_length
 from mancala_envs.rulesets import R_HOLES
 from mancala_envs.tablebase.index import board_next, board_unrank
 from mancala_envs.tablebase.kernels import (
@@ -42,11 +47,13 @@ from mancala_envs.tablebase.kernels import (
     move_gain,
     reset_scratch,
 )
+from mancala_envs.tablebase.open_rows import RowFiles, pack_open, repack_open
 from mancala_envs.tablebase.sweeps import commit_one, iterate
 
 BLOCK = 1 << 20  # positions per compiled call (progress and Ctrl-C points)
 GRAPH_ROW_BYTES = 28  # bytes of the small graph per open position, besides 8 per hole
 MIN_GRAPH_ROWS = 1 << 16  # the small graph may always take this many rows
+BYTE_ROUNDS = 255  # rounds are kept in a byte up to this one, then widened to uint16
 
 
 @njit(cache=True, parallel=True)
@@ -69,22 +76,17 @@ def start_layer(seeds, start, count, rules, comp, cur):
         board_unrank(start + lo, holes, seeds, comp, state)
         done_here = 0
         for i in range(lo, hi):
-            copy_row(child, state)
-            compute_legal_mask(child, rules, work)
-            legal = 0
-            for a in range(n):
-                legal += child[off_mask(n) + a]
             j = start + i
-            if legal == 0:
+            if has_legal_move(state, rules, work):
+                cur[j, 0] = NEG_INF
+                cur[j, 1] = POS_INF
+            else:
                 copy_row(child, state)
                 finish_game(child, rules, 1)
                 g = move_gain(child, n, rules)
                 cur[j, 0] = g
                 cur[j, 1] = g
                 done_here += 1
-            else:
-                cur[j, 0] = NEG_INF
-                cur[j, 1] = POS_INF
             board_next(state, holes)
         finished[c] = done_here
     return finished.sum()
@@ -135,6 +137,28 @@ def sweep_layer(seeds, start, count, rules, comp, offsets, values, lo, fresh, ed
                 )
                 open_next[i] = 1 if fresh[j, 0] != fresh[j, 1] else 0
             board_next(state, holes)
+
+
+@njit(cache=True, parallel=True)
+def stream_rows(rows, row_const, degree, flat, values, lo, fresh, open_next):
+    """One round at the open positions of a record of :mod:`~.open_rows`: each row's next values
+    into ``fresh`` (by layer index) from its constants and its children's values in ``values`` (at
+    ``lo + rank``); ``open_next[r]`` is 1 where row ``r`` stays open."""
+    m = rows.shape[0]
+    starts = np.zeros(m + 1, dtype=np.int64)
+    for r in range(m):
+        starts[r + 1] = starts[r] + degree[r]
+    for r in prange(m):
+        a = np.int32(row_const[r, 0])
+        b = np.int32(row_const[r, 1])
+        for k in range(starts[r], starts[r + 1]):
+            ta, tb = edge_terms(flat[k], values, lo)
+            a = max(a, ta)
+            b = max(b, tb)
+        j = rows[r]
+        fresh[j, 0] = a
+        fresh[j, 1] = b
+        open_next[r] = 1 if a != b else 0
 
 
 @njit(cache=True, parallel=True)
@@ -210,28 +234,27 @@ def fold_graph(edges, const, cur, bits, before):
                 edges[i, j] = (open_rank(bits, before, q) << 1) | (e & 1)
 
 
-class _Graph:
-    """The open positions collected during a sweep, up to ``capacity`` rows."""
+def layer_bytes(size: int, n: int) -> int:
+    """The memory a layer of ``size`` positions of ``n`` holes a row takes besides the small graph:
+    its own arrays (module docstring) and two blocks of rows (one read, one written)."""
+    block = min(BLOCK, size)
+    return 6 * size + size // 4 + 2 * block * (8 * n + 10)
 
-    def __init__(self, capacity: int, n: int):
-        self.ids = np.empty(capacity, dtype=np.int64)
-        self.edges = np.empty((capacity, n), dtype=np.int32)
-        self.const = np.empty((capacity, 2), dtype=np.int8)
-        self.size = 0
-        self.full = False
 
-    def add(self, start: int, open_next: np.ndarray, edges: np.ndarray, const: np.ndarray) -> None:
-        if self.full:
-            return
-        rows = np.flatnonzero(open_next)
-        end = self.size + rows.size
-        if end > self.ids.shape[0]:
-            self.full = True
-            return
-        self.ids[self.size : end] = start + rows
-        self.edges[self.size : end] = edges[rows]
-        self.const[self.size : end] = const[rows]
-        self.size = end
+def _read_graph(files: RowFiles, m: int, n: int):
+    """The ``m`` rows of the file being read as a graph: ids, edges (one slot a hole), constants."""
+    ids = np.empty(m, dtype=np.int64)
+    edges = np.full((m, n), NO_EDGE, dtype=np.int32)
+    const = np.empty((m, 2), dtype=np.int8)
+    at = 0
+    for rows, row_const, degree, flat in files.records():
+        end = at + rows.shape[0]
+        ids[at:end] = rows
+        const[at:end] = row_const
+        slot = np.arange(flat.shape[0]) - np.repeat(np.cumsum(degree, dtype=np.int64) - degree, degree)
+        edges[np.repeat(np.arange(at, end), degree), slot] = flat
+        at = end
+    return ids, edges, const
 
 
 def solve_layer_low_memory(
@@ -241,55 +264,86 @@ def solve_layer_low_memory(
     offsets: np.ndarray,
     values: np.ndarray,
     graph_bytes: int,
+    scratch: Path,
     on_chunk: Callable[[int], None],
     on_round: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, int, int]:
     """Solve layer ``seeds`` of ``values`` in place (the lower layers final); returns its rounds
-    (uint16 ``(S, 2)``), the number of rounds that changed something and the finished positions.
-    ``graph_bytes``: the memory the small graph may take. ``on_chunk(count)`` after each block of
-    each sweep, ``on_round(round, changed)`` after each round (progress, Ctrl-C points)."""
+    (``(S, 2)``, uint8, or uint16 for a layer needing more than 255), the number of rounds that
+    changed something and the finished positions. ``graph_bytes``: the memory the small graph may
+    take; ``scratch``: the folder of the open rows' files. ``on_chunk(count)`` after each block of
+    each round, ``on_round(round, changed)`` after each round (progress, Ctrl-C points)."""
     n = int(rules[R_HOLES])
     lo, hi = int(offsets[seeds]), int(offsets[seeds + 1])
     size = hi - lo
     cur = values[lo:hi]
-    rounds = np.zeros((size, 2), dtype=np.uint16)
+    rounds = np.zeros((size, 2), dtype=np.uint8)
     finished = 0
     for s in range(0, size, BLOCK):
         finished += start_layer(seeds, s, min(BLOCK, size - s), rules, comp, cur)
-    fresh = np.empty((size, 2), dtype=np.int8)
-    block = min(BLOCK, max(size, 1))
-    edges = np.empty((block, n), dtype=np.int32)
-    const = np.empty((block, 2), dtype=np.int8)
-    open_next = np.empty(block, dtype=np.uint8)
     capacity = max(MIN_GRAPH_ROWS, graph_bytes // (GRAPH_ROW_BYTES + 8 * n))
-    still_open = size - finished
-    round_no = 0
-    while True:
-        round_no += 1
-        graph = _Graph(min(capacity, still_open), n)
-        for s in range(0, size, BLOCK):
-            count = min(BLOCK, size - s)
-            sweep_layer(seeds, s, count, rules, comp, offsets, values, lo, fresh, edges, const, open_next)
-            graph.add(s, open_next[:count], edges[:count], const[:count])
-            on_chunk(count if round_no == 1 else 0)  # progress counts a layer once
-        changed, still_open = commit_layer(round_no, cur, fresh, rounds)
-        if on_round is not None:
-            on_round(round_no, changed)
-        if changed == 0:
-            return rounds, round_no - 1, finished
-        if not graph.full:
-            break
-        del graph
-    del fresh
-    m = graph.size
-    ids, g_edges, g_const = graph.ids[:m], graph.edges[:m], graph.const[:m].copy()
-    del graph
+    fresh = np.empty((size, 2), dtype=np.int8)
+    with RowFiles(scratch) as files:
+        round_no, still_open = 1, _first_round(seeds, rules, comp, offsets, values, fresh, files, on_chunk)
+        while True:
+            changed, still_open = commit_layer(round_no, cur, fresh, rounds)
+            if on_round is not None:
+                on_round(round_no, changed)
+            if changed == 0:
+                return rounds, round_no - 1, finished
+            files.next_round()
+            if still_open <= capacity:
+                break
+            round_no += 1
+            if round_no > BYTE_ROUNDS:
+                rounds = rounds.astype(np.uint16)
+            _next_round(values, lo, fresh, files, on_chunk)
+        del fresh
+        ids, g_edges, g_const = _read_graph(files, still_open, n)
     bits, before = open_ranks(cur)
     fold_graph(g_edges, g_const, cur, bits, before)
     del bits, before
     g_cur = cur[ids]
-    g_rounds = rounds[ids]
-    n_rounds = iterate(g_edges, g_const, g_cur, g_rounds, np.ones(m, dtype=np.uint8), round_no, on_round)
+    g_rounds = rounds[ids].astype(np.uint16)
+    dirty = np.ones(still_open, dtype=np.uint8)
+    n_rounds = iterate(g_edges, g_const, g_cur, g_rounds, dirty, round_no, on_round)
+    if n_rounds > BYTE_ROUNDS:
+        rounds = rounds.astype(np.uint16)
     cur[ids] = g_cur
     rounds[ids] = g_rounds
     return rounds, max(n_rounds, round_no), finished
+
+
+def _first_round(seeds, rules, comp, offsets, values, fresh, files: RowFiles, on_chunk) -> int:
+    """Round 1: every move of every open position played; the rows left open written. Returns
+    how many."""
+    n = int(rules[R_HOLES])
+    lo = int(offsets[seeds])
+    size = fresh.shape[0]
+    block = min(BLOCK, max(size, 1))
+    edges = np.empty((block, n), dtype=np.int32)
+    const = np.empty((block, 2), dtype=np.int8)
+    open_next = np.empty(block, dtype=np.uint8)
+    rows = np.empty(block, dtype=np.uint32)
+    row_const = np.empty((block, 2), dtype=np.int8)
+    degree = np.empty(block, dtype=np.uint8)
+    flat = np.empty(block * n, dtype=np.int32)
+    written = 0
+    for s in range(0, size, BLOCK):
+        count = min(BLOCK, size - s)
+        sweep_layer(seeds, s, count, rules, comp, offsets, values, lo, fresh, edges, const, open_next)
+        m, e = pack_open(s, open_next[:count], edges, const, values, lo, rows, row_const, degree, flat)
+        files.write(rows[:m], row_const[:m], degree[:m], flat[:e])
+        written += m
+        on_chunk(count)
+    return written
+
+
+def _next_round(values, lo, fresh, files: RowFiles, on_chunk) -> None:
+    """A later round: the open rows read, their next values computed, those still open written."""
+    for rows, row_const, degree, flat in files.records():
+        open_next = np.empty(rows.shape[0], dtype=np.uint8)
+        stream_rows(rows, row_const, degree, flat, values, lo, fresh, open_next)
+        m, e = repack_open(rows, row_const, degree, flat, open_next, values, lo)
+        files.write(rows[:m], row_const[:m], degree[:m], flat[:e])
+        on_chunk(0)

@@ -1,0 +1,145 @@
+"""The open positions of a low-memory layer and their in-layer moves, on disk between rounds.
+
+A *record* holds up to a block of open positions (rows): each row's position in the layer
+(``uint32``), its constants (``int8`` pairs: the moves that leave the layer, and the in-layer moves
+to positions already final, folded in), its number of in-layer moves (``uint8``) and those moves
+(``int32`` edges, ``(rank << 1) | same_mover``, all rows' one after the other). A round reads the
+records of one file and writes the rows still open to the other (:class:`RowFiles`); the files are
+anonymous (:func:`tempfile.TemporaryFile` in the table's folder: they vanish when closed, or when
+the process dies) and live only while a layer is built.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from mancala_envs.tablebase.kernels import edge_terms
+
+RECORD_HEADER = 2  # int64: rows, edges
+
+
+@njit(cache=True)
+def pack_open(start, open_next, edges, const, values, lo, rows, row_const, degree, flat):
+    """The rows of block ``start`` flagged in ``open_next`` (their edges in ``edges``, one slot a
+    hole, and constants in ``const``) as a record in ``rows``, ``row_const``, ``degree`` and
+    ``flat``, their edges to positions final in ``values`` folded into their constants; returns the
+    rows and edges written."""
+    m = 0
+    e = 0
+    for i in range(open_next.shape[0]):
+        if open_next[i] == 0:
+            continue
+        a = np.int32(const[i, 0])
+        b = np.int32(const[i, 1])
+        d = 0
+        for j in range(edges.shape[1]):
+            x = edges[i, j]
+            if x < 0:
+                continue
+            q = lo + (x >> 1)
+            if values[q, 0] == values[q, 1]:  # a final child: its term never changes
+                ta, tb = edge_terms(x, values, lo)
+                a = max(a, ta)
+                b = max(b, tb)
+            else:
+                flat[e] = x
+                e += 1
+                d += 1
+        rows[m] = start + i
+        row_const[m, 0] = a
+        row_const[m, 1] = b
+        degree[m] = d
+        m += 1
+    return m, e
+
+
+@njit(cache=True)
+def repack_open(rows, row_const, degree, flat, open_next, values, lo):
+    """Keep, in place, the rows of a record flagged in ``open_next``, folding their edges to
+    positions final in ``values`` into their constants; returns the rows and edges kept."""
+    m = 0
+    e = 0
+    src = 0
+    for r in range(rows.shape[0]):
+        end = src + degree[r]
+        if open_next[r] == 0:
+            src = end
+            continue
+        a = np.int32(row_const[r, 0])
+        b = np.int32(row_const[r, 1])
+        d = 0
+        for k in range(src, end):
+            x = flat[k]
+            q = lo + (x >> 1)
+            if values[q, 0] == values[q, 1]:
+                ta, tb = edge_terms(x, values, lo)
+                a = max(a, ta)
+                b = max(b, tb)
+            else:
+                flat[e] = x
+                e += 1
+                d += 1
+        src = end
+        rows[m] = rows[r]
+        row_const[m, 0] = a
+        row_const[m, 1] = b
+        degree[m] = d
+        m += 1
+    return m, e
+
+
+class RowFiles:
+    """Two anonymous files in ``folder``: the rows of this round (read) and of the next (written).
+    A context manager: both are closed (and so gone) on leaving it."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.read_file = tempfile.TemporaryFile(dir=folder, prefix=".open-rows-")  # noqa: SIM115 (close)
+        self.write_file = tempfile.TemporaryFile(dir=folder, prefix=".open-rows-")  # noqa: SIM115
+
+    def __enter__(self) -> RowFiles:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def write(self, rows, row_const, degree, flat) -> None:
+        """Append one record to the file being written (``OSError`` naming the folder on a full disk)."""
+        try:
+            f = self.write_file
+            np.array([rows.shape[0], flat.shape[0]], dtype=np.int64).tofile(f)
+            for part in (rows, row_const, degree, flat):
+                part.tofile(f)
+        except OSError as err:
+            raise OSError(err.errno, f"writing a low-memory build's open positions in {self.folder}") from err
+
+    def records(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """The records of the file being read: ``(rows, const, degree, edges)``."""
+        f = self.read_file
+        f.seek(0)
+        while True:
+            head = np.fromfile(f, dtype=np.int64, count=RECORD_HEADER)
+            if head.shape[0] < RECORD_HEADER:
+                return
+            m, e = int(head[0]), int(head[1])
+            rows = np.fromfile(f, dtype=np.uint32, count=m)
+            row_const = np.fromfile(f, dtype=np.int8, count=2 * m).reshape(m, 2)
+            degree = np.fromfile(f, dtype=np.uint8, count=m)
+            flat = np.fromfile(f, dtype=np.int32, count=e)
+            yield rows, row_const, degree, flat
+
+    def next_round(self) -> None:
+        """The file just written becomes the one read; the other is emptied for writing."""
+        self.write_file.flush()
+        self.read_file, self.write_file = self.write_file, self.read_file
+        self.write_file.seek(0)
+        self.write_file.truncate()
+
+    def close(self) -> None:
+        self.read_file.close()
+        self.write_file.close()
