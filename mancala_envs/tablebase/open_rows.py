@@ -109,37 +109,57 @@ class RowFiles:
         self.close()
 
     def write(self, rows, row_const, degree, flat) -> None:
-        """Append one record to the file being written (``OSError`` naming the folder on a full disk)."""
+        """Append one record to the file being written (``OSError`` naming the folder if the disk is
+        full, here or when the round's file is flushed by :meth:`next_round`)."""
+        head = np.array([rows.shape[0], flat.shape[0]], dtype=np.int64)
         try:
-            f = self.write_file
-            np.array([rows.shape[0], flat.shape[0]], dtype=np.int64).tofile(f)
-            for part in (rows, row_const, degree, flat):
-                part.tofile(f)
+            for part in (head, rows, row_const, degree, flat):
+                self.write_file.write(memoryview(np.ascontiguousarray(part)).cast("B"))
         except OSError as err:
-            raise OSError(err.errno, f"writing a low-memory build's open positions in {self.folder}") from err
+            raise self._error(err) from err
 
     def records(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         """The records of the file being read: ``(rows, const, degree, edges)``."""
         f = self.read_file
         f.seek(0)
         while True:
-            head = np.fromfile(f, dtype=np.int64, count=RECORD_HEADER)
-            if head.shape[0] < RECORD_HEADER:
+            head = np.empty(RECORD_HEADER, dtype=np.int64)
+            got = f.readinto(memoryview(head).cast("B"))
+            if got == 0:
                 return
-            m, e = int(head[0]), int(head[1])
-            rows = np.fromfile(f, dtype=np.uint32, count=m)
-            row_const = np.fromfile(f, dtype=np.int8, count=2 * m).reshape(m, 2)
-            degree = np.fromfile(f, dtype=np.uint8, count=m)
-            flat = np.fromfile(f, dtype=np.int32, count=e)
+            m, e = (int(x) for x in _filled(head, got))
+            rows = _read(f, np.empty(m, dtype=np.uint32))
+            row_const = _read(f, np.empty((m, 2), dtype=np.int8))
+            degree = _read(f, np.empty(m, dtype=np.uint8))
+            flat = _read(f, np.empty(e, dtype=np.int32))
             yield rows, row_const, degree, flat
 
     def next_round(self) -> None:
         """The file just written becomes the one read; the other is emptied for writing."""
-        self.write_file.flush()
+        try:
+            self.write_file.flush()
+        except OSError as err:
+            raise self._error(err) from err
         self.read_file, self.write_file = self.write_file, self.read_file
         self.write_file.seek(0)
         self.write_file.truncate()
 
+    def _error(self, err: OSError) -> OSError:
+        return OSError(
+            err.errno, f"writing a low-memory build's open positions in {self.folder}: {err.strerror}"
+        )
+
     def close(self) -> None:
         self.read_file.close()
         self.write_file.close()
+
+
+def _read(f, out: np.ndarray) -> np.ndarray:
+    """Fill ``out`` from ``f``; a short read means the file is damaged."""
+    return _filled(out, f.readinto(memoryview(out).cast("B")))
+
+
+def _filled(out: np.ndarray, got: int) -> np.ndarray:
+    if got != out.nbytes:
+        raise OSError(f"a low-memory build's file of open positions ends early ({got} of {out.nbytes} bytes)")
+    return out
