@@ -114,7 +114,8 @@ class RowFiles:
         head = np.array([rows.shape[0], flat.shape[0]], dtype=np.int64)
         try:
             for part in (head, rows, row_const, degree, flat):
-                self.write_file.write(memoryview(np.ascontiguousarray(part)).cast("B"))
+                if part.size:
+                    self.write_file.write(memoryview(np.ascontiguousarray(part)).cast("B"))
         except OSError as err:
             raise self._error(err) from err
 
@@ -156,6 +157,8 @@ class RowFiles:
 
 def _read(f, out: np.ndarray) -> np.ndarray:
     """Fill ``out`` from ``f``; a short read means the file is damaged."""
+    if out.size == 0:
+        return out
     return _filled(out, f.readinto(memoryview(out).cast("B")))
 
 
