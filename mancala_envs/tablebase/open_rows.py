@@ -11,6 +11,7 @@ the process dies) and live only while a layer is built.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -151,8 +152,11 @@ class RowFiles:
         )
 
     def close(self) -> None:
-        self.read_file.close()
-        self.write_file.close()
+        """Close (and so delete) both files; what a full disk kept from being written is dropped
+        with them, so closing raises nothing of it (the write or flush that failed did)."""
+        for f in (self.read_file, self.write_file):
+            with contextlib.suppress(OSError):
+                f.close()
 
 
 def _read(f, out: np.ndarray) -> np.ndarray:

@@ -145,3 +145,24 @@ def test_bad_low_memory_options_are_refused(tmp_path):
     with pytest.raises(ValueError, match="cannot take a ray_address"):
         tablebase.build(game, 4, tmp_path, low_memory=True, ray_address="local")
     assert not (tmp_path / store.HEADER).exists()
+
+
+@pytest.mark.parametrize("rows", [0, 40], ids=["sweeps-only", "switch-part-way"])
+def test_rounds_past_a_byte_are_widened_and_the_files_unchanged(rows, tmp_path, monkeypatch):
+    game = get_game("songo_ewondo")  # layers of 100+ rounds
+    tablebase.build(game, 7, tmp_path / "default")
+    small_budget(monkeypatch, rows)
+    monkeypatch.setattr(lowmem, "BYTE_ROUNDS", 20)
+    kinds = []
+    solve = builder.solve_layer_low_memory
+
+    def spy(*args):
+        rounds, n_rounds, finished = solve(*args)
+        kinds.append((rounds.dtype, n_rounds))
+        return rounds, n_rounds, finished
+
+    monkeypatch.setattr(builder, "solve_layer_low_memory", spy)
+    tablebase.build(game, 7, tmp_path / "low", low_memory=True)
+    assert_same_files(tmp_path / "default", tmp_path / "low")
+    assert {dtype for dtype, n in kinds if n > 20} == {np.dtype(np.uint16)}
+    assert {dtype for dtype, n in kinds if n <= 20} == {np.dtype(np.uint8)}
