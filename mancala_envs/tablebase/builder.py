@@ -27,8 +27,8 @@ from mancala_envs.infra.interrupts import check, deferred_interrupts
 from mancala_envs.infra.memory import available_memory
 from mancala_envs.rulesets import R_HOLES
 from mancala_envs.tablebase import store
-from mancala_envs.tablebase.index import compositions_table, layer_offsets
-from mancala_envs.tablebase.kernels import MAX_MARGIN, expand_layer
+from mancala_envs.tablebase.index import compositions_table, layer_offsets, layer_size
+from mancala_envs.tablebase.kernels import MAX_LAYER, MAX_MARGIN, expand_layer
 from mancala_envs.tablebase.lowmem import layer_bytes, solve_layer_low_memory
 from mancala_envs.tablebase.retrograde import check_unmoves, solve_layer_retrograde
 from mancala_envs.tablebase.sweeps import solve_layer
@@ -46,6 +46,19 @@ def check_max_seeds(max_seeds: object) -> int:
     if not 0 <= max_seeds <= MAX_MARGIN:
         raise ValueError(f"max_seeds must be in 0..{MAX_MARGIN}, got {max_seeds}")
     return int(max_seeds)
+
+
+def check_layer_size(game: Game, max_seeds: int) -> None:
+    """``ValueError`` when the layer of ``max_seeds`` seeds holds more boards than its moves can
+    number (:data:`~.kernels.MAX_LAYER`)."""
+    holes = 2 * game.holes_per_row
+    size = layer_size(max_seeds, holes)
+    if size > MAX_LAYER:
+        largest = max(k for k in range(max_seeds) if layer_size(k, holes) <= MAX_LAYER)
+        raise ValueError(
+            f"{store.table_name(game)}'s layer of {max_seeds} seeds holds {size:,} boards, more than the "
+            f"{MAX_LAYER:,} a layer's moves can number (int32 codes): choose max_seeds <= {largest}"
+        )
 
 
 def check_table_folder(path: Path) -> Path:
@@ -143,13 +156,14 @@ def build(
     generated from the rules (:mod:`~.retrograde`; one-lap sowing only, Songo Ewondo): the same
     values, with ranks in the place of rounds; it keeps no moves either.
 
-    Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds
-    (or 120), ``path`` a file, a table larger than the free disk space there (counting the
-    blocks its files really hold), or a default build whose last layer needs more memory than is
-    available (:func:`check_memory`). The arrays are allocated on disk before they are mapped, so a
-    disk that fills up meanwhile is an ``OSError`` naming the file, never a bus error. The folder's
-    ``.lock`` file is only an advisory ``flock`` (:mod:`~mancala_envs.infra.locks`), released when
-    the build ends or its process dies, so a failed build never blocks the next one."""
+    Bad input raises ``ValueError`` before any file is made: ``max_seeds`` above the game's seeds (or
+    120), a layer of more boards than its moves can number (:func:`check_layer_size`: Songo Ewondo from
+    22 seeds on, En Dodoi 10 from 15), ``path`` a file, a table larger than the free disk space there
+    (counting the blocks its files really hold), or a default build whose last layer needs more memory
+    than is available (:func:`check_memory`). The arrays are allocated on disk before they are mapped,
+    so a disk that fills up meanwhile is an ``OSError`` naming the file, never a bus error. The folder's
+    ``.lock`` file is only an advisory ``flock`` (:mod:`~mancala_envs.infra.locks`), released when the
+    build ends or its process dies, so a failed build never blocks the next one."""
     require_game(game)
     max_seeds = check_max_seeds(max_seeds)
     if not isinstance(low_memory, bool):
@@ -168,6 +182,7 @@ def build(
         )
     path = Path(path) if path is not None else store.default_path(game)
     existing = check_table_folder(path)
+    check_layer_size(game, max_seeds)
     version = store.VERSION
     if (path / store.HEADER).is_file():
         header = store.read_header(path)

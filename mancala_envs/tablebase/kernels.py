@@ -43,6 +43,7 @@ POS_INF = 127  # +inf
 MAX_MARGIN = 120  # largest table: margins stay within +-MAX_MARGIN, away from the sentinels
 CHUNK = 2048  # positions per parallel work item
 NO_EDGE = -1
+MAX_LAYER = 1 << 30  # boards a layer may hold: an in-layer move is the int32 (rank << 1) | same_mover
 
 
 @inline_kernel

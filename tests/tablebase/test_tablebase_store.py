@@ -77,6 +77,14 @@ def test_bad_arguments(tmp_path):
         tablebase.load(tmp_path)
 
 
+@pytest.mark.parametrize("low_memory", [False, True])
+def test_a_layer_too_large_for_its_move_codes_is_refused_before_any_file(tmp_path, low_memory):
+    game = get_game("songo_ewondo")  # layer 22: 1,476,337,800 boards, more than 2**30
+    with pytest.raises(ValueError, match=r"layer of 22 seeds holds 1,476,337,800 boards.*max_seeds <= 21"):
+        tablebase.build(game, 22, tmp_path / "t", low_memory=low_memory)
+    assert not (tmp_path / "t").exists()
+
+
 def test_header_checks(sadeqa, tmp_path):
     path = tmp_path / "copy"
     path.mkdir()
