@@ -19,9 +19,21 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from mancala_envs.core.fast import inline_kernel
 from mancala_envs.tablebase.kernels import edge_terms
 
 RECORD_HEADER = 2  # int64: rows, edges
+
+
+@inline_kernel
+def fold_if_final(x, values, lo, a, b):
+    """Edge ``x``'s terms folded into the constants ``(a, b)`` if its child is final in ``values``
+    (``A == B``: the term never changes again). Returns ``(a, b, folded)``."""
+    q = lo + (x >> 1)
+    if values[q, 0] != values[q, 1]:
+        return a, b, False
+    ta, tb = edge_terms(x, values, lo)
+    return max(a, ta), max(b, tb), True
 
 
 @njit(cache=True)
@@ -42,12 +54,8 @@ def pack_open(start, open_next, edges, const, values, lo, rows, row_const, degre
             x = edges[i, j]
             if x < 0:
                 continue
-            q = lo + (x >> 1)
-            if values[q, 0] == values[q, 1]:  # a final child: its term never changes
-                ta, tb = edge_terms(x, values, lo)
-                a = max(a, ta)
-                b = max(b, tb)
-            else:
+            a, b, folded = fold_if_final(x, values, lo, a, b)
+            if not folded:
                 flat[e] = x
                 e += 1
                 d += 1
@@ -76,12 +84,8 @@ def repack_open(rows, row_const, degree, flat, open_next, values, lo):
         d = 0
         for k in range(src, end):
             x = flat[k]
-            q = lo + (x >> 1)
-            if values[q, 0] == values[q, 1]:
-                ta, tb = edge_terms(x, values, lo)
-                a = max(a, ta)
-                b = max(b, tb)
-            else:
+            a, b, folded = fold_if_final(x, values, lo, a, b)
+            if not folded:
                 flat[e] = x
                 e += 1
                 d += 1
