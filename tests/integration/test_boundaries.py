@@ -96,10 +96,13 @@ def test_tablebase_cli_refuses_more_seeds_than_the_game_has(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_tablebase_refuses_a_table_larger_than_the_disk(tmp_path):
+def test_tablebase_refuses_a_table_larger_than_the_disk(tmp_path, monkeypatch):
     out = tmp_path / "tbx"
+    with pytest.raises(ValueError, match=r"layer of 70 seeds holds [\d,]+ boards"):
+        tablebase.build(get_game("songo_ewondo"), 70, out)  # ~10^15 positions: its layers first
+    monkeypatch.setattr(builder, "MAX_LAYER", 1 << 62)  # past that check, the disk's
     with pytest.raises(ValueError, match=r"needs [\d,.]+ GiB more on disk, .* free"):
-        tablebase.build(get_game("songo_ewondo"), 70, out)  # ~10^15 positions
+        tablebase.build(get_game("songo_ewondo"), 70, out)
     assert not out.exists()
 
 
