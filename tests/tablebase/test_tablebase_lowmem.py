@@ -1,11 +1,11 @@
 """The low-memory build (``tablebase.build(..., low_memory=True)``, ``--low-memory``): no moves kept
-in memory, rounds replayed by sweeps until the open positions fit a small graph.
+in memory, rounds read from files of the open positions until they fit a small graph.
 
 Its values equal the brute-force solver's for every game and En Dodoi width, and its files (values,
 rounds, every layer's checksums, rounds and counts in the header) are byte-identical to the default
 build's, whether the small graph takes over after the first round, part-way, or never (a budget of
-nothing forces a sweep for every round); an interrupted low-memory build resumes to the same files,
-and either build resumes the other's table.
+nothing makes every round read the files); an interrupted low-memory build resumes to the same
+files, and either build resumes the other's table; rounds past a byte are widened.
 """
 
 from __future__ import annotations
