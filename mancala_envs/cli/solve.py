@@ -496,6 +496,9 @@ def proof_to_check(named: Path) -> Path:
         return named
     folder = shipped_folder(str(named))
     solution = read_result(folder / SOLUTION)
+    if not solution["proofs"]:
+        statement = solution["statement"]
+        raise ValueError(f"the shipped solve {named} proved nothing ({statement}): no proof to check")
     return folder / solution["proofs"][0]["file"]
 
 
