@@ -47,7 +47,7 @@ from mancala_envs.tablebase.kernels import (
     move_gain,
     reset_scratch,
 )
-from mancala_envs.tablebase.open_rows import RowFiles, pack_open, repack_open
+from mancala_envs.tablebase.open_rows import RowFiles, fold_if_final, pack_open, repack_open
 from mancala_envs.tablebase.sweeps import commit_one, iterate
 
 BLOCK = 1 << 20  # positions per compiled call (progress and Ctrl-C points)
@@ -224,14 +224,13 @@ def fold_graph(edges, const, cur, bits, before):
             e = edges[i, j]
             if e < 0:
                 continue
-            q = e >> 1
-            if cur[q, 0] == cur[q, 1]:
-                ta, tb = edge_terms(e, cur, 0)
-                const[i, 0] = max(np.int32(const[i, 0]), ta)
-                const[i, 1] = max(np.int32(const[i, 1]), tb)
+            a, b, folded = fold_if_final(e, cur, 0, np.int32(const[i, 0]), np.int32(const[i, 1]))
+            if folded:
+                const[i, 0] = a
+                const[i, 1] = b
                 edges[i, j] = NO_EDGE
             else:
-                edges[i, j] = (open_rank(bits, before, q) << 1) | (e & 1)
+                edges[i, j] = (open_rank(bits, before, e >> 1) << 1) | (e & 1)
 
 
 def layer_bytes(size: int, n: int) -> int:
