@@ -6,20 +6,24 @@ the layer (unrank → :func:`~mancala_envs.core.engine.play` → rank, the kerne
 :func:`~mancala_envs.tablebase.kernels.expand_one`), reading the children's values from the table
 itself, and writes the positions left open with their in-layer moves to a file
 (:mod:`~.open_rows`; the moves that leave the layer are folded into constants, final from then on).
-Each later round reads that file once, computes the open positions' next values from their
-children's values of the previous round, and writes those still open to the other file, with their
-moves to positions that became final folded in too — so the file shrinks as the layer settles. A
-position is final once ``A == B`` (the iterates only rise from ``-inf`` and fall from ``+inf``,
-TABLEBASE.md §2). Once the open positions fit a memory budget, they are read into a small graph and
-the remaining rounds run on it in memory (:func:`~.sweeps.iterate`).
+Each later round reads that file once and computes the open positions' next values from their
+children's values of the previous round — only at positions with a child that changed in that round
+(a bitmap of the layer, 1 bit a position), since no other position can change. Once at most half
+the file's rows are still open, the round writes those to the other file, with their moves to
+positions that became final folded in too, so the file shrinks as the layer settles; until then the
+closed rows are read and skipped. A position is final once ``A == B`` (the iterates only rise from
+``-inf`` and fall from ``+inf``, TABLEBASE.md §2). Once the open positions fit a memory budget,
+they are read into a small graph and the remaining rounds run on it in memory
+(:func:`~.sweeps.iterate`).
 
 Every round computes the same Jacobi iterate as :func:`~.sweeps.solve_layer` (a position whose
 children did not change keeps its value when recomputed; folding a final child's term changes no
 maximum), so the files are byte-identical to the default build's
 (``tests/tablebase/test_tablebase_lowmem.py``). Memory (:func:`layer_bytes`): the layer's values (2
 bytes a position, in the table's file), the next round's values (2), its rounds (2, widened to 4
-should a layer need more than 255), a bitmap of its open positions when the graph is made (1/4), the
-lower layers' values (2 each), a block of rows, and the small graph within the budget. Disk: the
+should a layer need more than 255), the bitmap of the last round's changes (1/8), a bitmap of its
+open positions when the graph is made (1/4), the lower layers' values (2 each), a block of rows, and
+the small graph within the budget. Disk: the
 open rows, about ``7 + 4e`` bytes each (``e`` in-layer moves to open positions), in the table's
 folder — on a machine whose page cache holds them, a round reads them from memory.
 """
@@ -33,7 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from mancala_envs.core.engine import finish_game, has_legal_move, new_work
-from mancala_envs.core.fast import kernel
+from mancala_envs.core.fast import inline_kernel, kernel
 from mancala_envs.core.layout import copy_row, state_length
 from mancala_envs.rulesets import R_HOLES
 from mancala_envs.tablebase.index import board_next, board_unrank
@@ -54,6 +58,7 @@ BLOCK = 1 << 20  # positions per compiled call (progress and Ctrl-C points)
 GRAPH_ROW_BYTES = 28  # bytes of the small graph per open position, besides 8 per hole
 MIN_GRAPH_ROWS = 1 << 16  # the small graph may always take this many rows
 BYTE_ROUNDS = 255  # rounds are kept in a byte up to this one, then widened to uint16
+REWRITE_SHARE = 0.5  # a round rewrites the open rows' file once at most this share of its rows is open
 
 
 @njit(cache=True, parallel=True)
@@ -139,42 +144,67 @@ def sweep_layer(seeds, start, count, rules, comp, offsets, values, lo, fresh, ed
             board_next(state, holes)
 
 
+@inline_kernel
+def any_changed(flat, start, end, changed_bits):
+    """Whether a child of edges ``flat[start:end]`` is flagged in ``changed_bits`` (changed in the
+    last round)."""
+    for k in range(start, end):
+        q = flat[k] >> 1
+        if (changed_bits[q >> 6] >> np.uint64(q & 63)) & np.uint64(1):
+            return True
+    return False
+
+
 @njit(cache=True, parallel=True)
-def stream_rows(rows, row_const, degree, flat, values, lo, fresh, open_next):
+def stream_rows(rows, row_const, degree, flat, values, lo, changed_bits, fresh, open_next):
     """One round at the open positions of a record of :mod:`~.open_rows`: each row's next values
     into ``fresh`` (by layer index) from its constants and its children's values in ``values`` (at
-    ``lo + rank``); ``open_next[r]`` is 1 where row ``r`` stays open."""
+    ``lo + rank``); ``open_next[r]`` is 1 where row ``r`` stays open. A row none of whose children
+    changed in the last round (``changed_bits``) keeps its values unread; a row already final (a
+    file not rewritten since it closed) is skipped."""
     m = rows.shape[0]
     starts = np.zeros(m + 1, dtype=np.int64)
     for r in range(m):
         starts[r + 1] = starts[r] + degree[r]
     for r in prange(m):
-        a = np.int32(row_const[r, 0])
-        b = np.int32(row_const[r, 1])
-        for k in range(starts[r], starts[r + 1]):
-            ta, tb = edge_terms(flat[k], values, lo)
-            a = max(a, ta)
-            b = max(b, tb)
         j = rows[r]
+        a = np.int32(values[lo + j, 0])
+        b = np.int32(values[lo + j, 1])
+        if a == b:
+            open_next[r] = 0
+            continue
+        if any_changed(flat, starts[r], starts[r + 1], changed_bits):
+            a = np.int32(row_const[r, 0])
+            b = np.int32(row_const[r, 1])
+            for k in range(starts[r], starts[r + 1]):
+                ta, tb = edge_terms(flat[k], values, lo)
+                a = max(a, ta)
+                b = max(b, tb)
         fresh[j, 0] = a
         fresh[j, 1] = b
         open_next[r] = 1 if a != b else 0
 
 
 @njit(cache=True, parallel=True)
-def commit_layer(round_no, cur, fresh, rounds):
+def commit_layer(round_no, cur, fresh, rounds, changed_bits):
     """Round ``round_no``'s values at the open positions of ``cur`` (recording the round where one
-    changed). Returns how many changed and how many stay open."""
+    changed, and flagging it in the bitmap ``changed_bits``, cleared elsewhere). Returns how many
+    changed and how many stay open."""
     size = cur.shape[0]
     chunks = (size + CHUNK - 1) // CHUNK
     changed = np.zeros(chunks, dtype=np.int64)
     still_open = np.zeros(chunks, dtype=np.int64)
-    for c in prange(chunks):
-        for i in range(c * CHUNK, min(size, (c + 1) * CHUNK)):
+    for c in prange(chunks):  # CHUNK is a multiple of 64: a chunk owns its words of the bitmap
+        lo = c * CHUNK
+        hi = min(size, lo + CHUNK)
+        for w in range(lo >> 6, (hi + 63) >> 6):
+            changed_bits[w] = 0
+        for i in range(lo, hi):
             if cur[i, 0] == cur[i, 1]:
                 continue
             if commit_one(i, i, round_no, fresh, cur, rounds):
                 changed[c] += 1
+                changed_bits[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
             if cur[i, 0] != cur[i, 1]:
                 still_open[c] += 1
     return changed.sum(), still_open.sum()
@@ -237,16 +267,20 @@ def layer_bytes(size: int, n: int) -> int:
     """The memory a layer of ``size`` positions of ``n`` holes a row takes besides the small graph:
     its own arrays (module docstring) and two blocks of rows (one read, one written)."""
     block = min(BLOCK, size)
-    return 6 * size + size // 4 + 2 * block * (8 * n + 10)
+    return 6 * size + size // 4 + size // 8 + 2 * block * (8 * n + 10)
 
 
-def _read_graph(files: RowFiles, m: int, n: int):
-    """The ``m`` rows of the file being read as a graph: ids, edges (one slot a hole), constants."""
+def _read_graph(files: RowFiles, m: int, n: int, cur: np.ndarray):
+    """The ``m`` rows of the file being read that are open in ``cur`` as a graph: ids, edges (one
+    slot a hole), constants."""
     ids = np.empty(m, dtype=np.int64)
     edges = np.full((m, n), NO_EDGE, dtype=np.int32)
     const = np.empty((m, 2), dtype=np.int8)
     at = 0
     for rows, row_const, degree, flat in files.records():
+        keep = cur[rows, 0] != cur[rows, 1]
+        kept = np.repeat(keep, degree)
+        rows, row_const, degree, flat = rows[keep], row_const[keep], degree[keep], flat[kept]
         end = at + rows.shape[0]
         ids[at:end] = rows
         const[at:end] = row_const
@@ -282,23 +316,28 @@ def solve_layer_low_memory(
         finished += start_layer(seeds, s, min(BLOCK, size - s), rules, comp, cur)
     capacity = max(MIN_GRAPH_ROWS, graph_bytes // (GRAPH_ROW_BYTES + 8 * n))
     fresh = np.empty((size, 2), dtype=np.int8)
+    changed_bits = np.empty((size + 63) // 64, dtype=np.uint64)
     with RowFiles(scratch) as files:
-        round_no, still_open = 1, _first_round(seeds, rules, comp, offsets, values, fresh, files, on_chunk)
+        round_no = 1
+        in_file = written = _first_round(seeds, rules, comp, offsets, values, fresh, files, on_chunk)
         while True:
-            changed, still_open = commit_layer(round_no, cur, fresh, rounds)
+            changed, still_open = commit_layer(round_no, cur, fresh, rounds, changed_bits)
             if on_round is not None:
                 on_round(round_no, changed)
             if changed == 0:
                 return rounds, round_no - 1, finished
-            files.next_round()
+            if written is not None:
+                files.next_round()
+                in_file = written
             if still_open <= capacity:
                 break
             round_no += 1
             if round_no > BYTE_ROUNDS:
                 rounds = rounds.astype(np.uint16)
-            _next_round(values, lo, fresh, files, on_chunk)
-        del fresh
-        ids, g_edges, g_const = _read_graph(files, still_open, n)
+            rewrite = still_open <= REWRITE_SHARE * in_file
+            written = _next_round(values, lo, changed_bits, fresh, files, rewrite, on_chunk)
+        del fresh, changed_bits
+        ids, g_edges, g_const = _read_graph(files, still_open, n, cur)
     bits, before = open_ranks(cur)
     fold_graph(g_edges, g_const, cur, bits, before)
     del bits, before
@@ -338,11 +377,17 @@ def _first_round(seeds, rules, comp, offsets, values, fresh, files: RowFiles, on
     return written
 
 
-def _next_round(values, lo, fresh, files: RowFiles, on_chunk) -> None:
-    """A later round: the open rows read, their next values computed, those still open written."""
+def _next_round(values, lo, changed_bits, fresh, files: RowFiles, rewrite: bool, on_chunk) -> int | None:
+    """A later round: the open rows read and their next values computed; with ``rewrite``, those
+    still open written to the other file (returns how many), else the file is read again next
+    round, its rows that closed skipped (returns None)."""
+    written = 0
     for rows, row_const, degree, flat in files.records():
         open_next = np.empty(rows.shape[0], dtype=np.uint8)
-        stream_rows(rows, row_const, degree, flat, values, lo, fresh, open_next)
-        m, e = repack_open(rows, row_const, degree, flat, open_next, values, lo)
-        files.write(rows[:m], row_const[:m], degree[:m], flat[:e])
+        stream_rows(rows, row_const, degree, flat, values, lo, changed_bits, fresh, open_next)
+        if rewrite:
+            m, e = repack_open(rows, row_const, degree, flat, open_next, values, lo)
+            files.write(rows[:m], row_const[:m], degree[:m], flat[:e])
+            written += m
         on_chunk(0)
+    return written if rewrite else None

@@ -5,7 +5,9 @@ Its values equal the brute-force solver's for every game and En Dodoi width, and
 rounds, every layer's checksums, rounds and counts in the header) are byte-identical to the default
 build's, whether the small graph takes over after the first round, part-way, or never (a budget of
 nothing makes every round read the files); an interrupted low-memory build resumes to the same
-files, and either build resumes the other's table; rounds past a byte are widened.
+files, and either build resumes the other's table; rounds past a byte are widened; the file of open
+rows rewritten every round, at half, or never gives the same files; a round recomputes only the rows
+with a child that changed.
 """
 
 from __future__ import annotations
@@ -166,3 +168,39 @@ def test_rounds_past_a_byte_are_widened_and_the_files_unchanged(rows, tmp_path, 
     assert_same_files(tmp_path / "default", tmp_path / "low")
     assert {dtype for dtype, n in kinds if n > 20} == {np.dtype(np.uint16)}
     assert {dtype for dtype, n in kinds if n <= 20} == {np.dtype(np.uint8)}
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0], ids=["never-rewritten", "rewritten-at-half", "every-round"])
+@pytest.mark.parametrize("rows", [0, 40], ids=["sweeps-only", "switch-part-way"])
+def test_the_rows_file_rewritten_or_not_gives_the_same_files(share, rows, tmp_path, monkeypatch):
+    game = get_game("songo_ewondo")
+    tablebase.build(game, 7, tmp_path / "default")
+    small_budget(monkeypatch, rows)
+    monkeypatch.setattr(lowmem, "REWRITE_SHARE", share)
+    rewrites = []
+    next_round = lowmem._next_round
+
+    def spy(values, lo, changed_bits, fresh, files, rewrite, on_chunk):
+        rewrites.append(rewrite)
+        return next_round(values, lo, changed_bits, fresh, files, rewrite, on_chunk)
+
+    monkeypatch.setattr(lowmem, "_next_round", spy)
+    tablebase.build(game, 7, tmp_path / "low", low_memory=True)
+    assert_same_files(tmp_path / "default", tmp_path / "low")
+    assert (True in rewrites) == (share > 0)
+    assert (False in rewrites) == (share < 1)
+
+
+def test_a_round_recomputes_only_rows_with_a_changed_child():
+    values = np.array([[0, 0], [-3, 3], [-5, 5], [1, 1]], dtype=np.int8)  # layer of 4 at 0
+    rows = np.array([1, 2, 3], dtype=np.uint32)  # row 3 final since the file was written
+    row_const = np.array([[-9, -9], [-9, -9], [-9, -9]], dtype=np.int8)
+    degree = np.array([1, 1, 1], dtype=np.uint8)
+    flat = np.array([2 << 1, 0 << 1, 1 << 1], dtype=np.int32)  # 1 -> 2, 2 -> 0, 3 -> 1 (mover changes)
+    fresh = np.full((4, 2), 99, dtype=np.int8)
+    open_next = np.full(3, 7, dtype=np.uint8)
+    changed_bits = np.array([1 << 2], dtype=np.uint64)  # position 2 changed last round
+    lowmem.stream_rows(rows, row_const, degree, flat, values, 0, changed_bits, fresh, open_next)
+    assert fresh[1].tolist() == [-5, 5]  # recomputed: (-B(2), -A(2))
+    assert fresh[2].tolist() == [-5, 5]  # child 0 unchanged: its values kept, not (0, 0)
+    assert fresh[3].tolist() == [99, 99] and open_next.tolist() == [1, 1, 0]  # final: skipped
