@@ -170,7 +170,7 @@ def test_rounds_past_a_byte_are_widened_and_the_files_unchanged(rows, tmp_path, 
     assert {dtype for dtype, n in kinds if n <= 20} == {np.dtype(np.uint8)}
 
 
-@pytest.mark.parametrize("share", [0.0, 0.5, 1.0], ids=["never-rewritten", "rewritten-at-half", "every-round"])
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0], ids=["never", "at-half", "every-round"])
 @pytest.mark.parametrize("rows", [0, 40], ids=["sweeps-only", "switch-part-way"])
 def test_the_rows_file_rewritten_or_not_gives_the_same_files(share, rows, tmp_path, monkeypatch):
     game = get_game("songo_ewondo")
