@@ -332,7 +332,7 @@ def solve_layer_low_memory(
             if still_open <= capacity:
                 break
             round_no += 1
-            if round_no > BYTE_ROUNDS:
+            if round_no > BYTE_ROUNDS and rounds.dtype == np.uint8:
                 rounds = rounds.astype(np.uint16)
             rewrite = still_open <= REWRITE_SHARE * in_file
             written = _next_round(values, lo, changed_bits, fresh, files, rewrite, on_chunk)

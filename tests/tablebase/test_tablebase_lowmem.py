@@ -177,6 +177,7 @@ def test_the_rows_file_rewritten_or_not_gives_the_same_files(share, rows, tmp_pa
     tablebase.build(game, 7, tmp_path / "default")
     small_budget(monkeypatch, rows)
     monkeypatch.setattr(lowmem, "REWRITE_SHARE", share)
+    monkeypatch.setattr(lowmem, "BLOCK", 1000)  # layers of several records
     rewrites = []
     next_round = lowmem._next_round
 
@@ -204,3 +205,22 @@ def test_a_round_recomputes_only_rows_with_a_changed_child():
     assert fresh[1].tolist() == [-5, 5]  # recomputed: (-B(2), -A(2))
     assert fresh[2].tolist() == [-5, 5]  # child 0 unchanged: its values kept, not (0, 0)
     assert fresh[3].tolist() == [99, 99] and open_next.tolist() == [1, 1, 0]  # final: skipped
+
+
+def test_a_commit_flags_exactly_the_positions_that_changed():
+    assert lowmem.CHUNK % 64 == 0  # each parallel chunk owns whole words of the bitmap
+    rng = np.random.default_rng(5)
+    size = 3 * lowmem.CHUNK + 77
+    cur = rng.integers(-3, 3, size=(size, 2)).astype(np.int8)
+    cur[:, 1] = np.maximum(cur[:, 0], cur[:, 1])  # A <= B; some final
+    fresh = cur.copy()
+    moved = rng.random(size) < 0.1
+    opened = cur[:, 0] != cur[:, 1]
+    fresh[moved & opened, 0] += 1  # A rises at some open positions (may close them)
+    rounds = np.zeros((size, 2), dtype=np.uint8)
+    bits = np.full((size + 63) // 64, np.uint64(0xFFFFFFFFFFFFFFFF))  # stale bits from an earlier round
+    changed, still_open = lowmem.commit_layer(7, cur, fresh, rounds, bits)
+    flagged = np.unpackbits(bits.view(np.uint8), bitorder="little")[:size].astype(bool)
+    assert flagged.tolist() == (moved & opened).tolist()
+    assert changed == int((moved & opened).sum()) and still_open == int((cur[:, 0] != cur[:, 1]).sum())
+    assert (rounds[moved & opened, 0] == 7).all() and (rounds[~(moved & opened)] == 0).all()
