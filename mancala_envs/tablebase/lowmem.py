@@ -8,7 +8,8 @@ itself, and writes the positions left open with their in-layer moves to a file
 (:mod:`~.open_rows`; the moves that leave the layer are folded into constants, final from then on).
 Each later round reads that file once and computes the open positions' next values from their
 children's values of the previous round — only at positions with a child that changed in that round
-(a bitmap of the layer, 1 bit a position), since no other position can change. Once at most half
+(a bitmap of the layer, 1 bit a position), since no other position can change — and commits only
+the positions whose values changed (flagged in a second bitmap, the next round's). Once at most half
 the file's rows are still open, the round writes those to the other file, with their moves to
 positions that became final folded in too, so the file shrinks as the layer settles; until then the
 closed rows are read and skipped. A position is final once ``A == B`` (the iterates only rise from
@@ -21,11 +22,11 @@ children did not change keeps its value when recomputed; folding a final child's
 maximum), so the files are byte-identical to the default build's
 (``tests/tablebase/test_tablebase_lowmem.py``). Memory (:func:`layer_bytes`): the layer's values (2
 bytes a position, in the table's file), the next round's values (2), its rounds (2, widened to 4
-should a layer need more than 255), the bitmap of the last round's changes (1/8), a bitmap of its
-open positions when the graph is made (1/4), the lower layers' values (2 each), a block of rows, and
-the small graph within the budget. Disk: the
-open rows, about ``7 + 4e`` bytes each (``e`` in-layer moves to open positions), in the table's
-folder — on a machine whose page cache holds them, a round reads them from memory.
+should a layer need more than 255), the bitmaps of the last round's changes and this round's (1/8
+each), a bitmap of its open positions when the graph is made (1/4), the lower layers' values (2
+each), a block of rows, and the small graph within the budget. Disk: the open rows, about ``7 + 4e``
+bytes each (``e`` in-layer moves to open positions), in the table's folder — on a machine whose
+page cache holds them, a round reads them from memory.
 """
 
 from __future__ import annotations
@@ -156,33 +157,67 @@ def any_changed(flat, start, end, changed_bits):
 
 
 @njit(cache=True, parallel=True)
-def stream_rows(rows, row_const, degree, flat, values, lo, changed_bits, fresh, open_next):
-    """One round at the open positions of a record of :mod:`~.open_rows`: each row's next values
-    into ``fresh`` (by layer index) from its constants and its children's values in ``values`` (at
-    ``lo + rank``); ``open_next[r]`` is 1 where row ``r`` stays open. A row none of whose children
-    changed in the last round (``changed_bits``) keeps its values unread; a row already final (a
-    file not rewritten since it closed) is skipped."""
+def stream_rows(rows, row_const, degree, flat, values, lo, changed_bits, fresh, open_next, pending_bits):
+    """One round at the open positions of a record of :mod:`~.open_rows`: the next values of each
+    row with a child that changed in the last round (``changed_bits``) from its constants and its
+    children's values in ``values`` (at ``lo + rank``); where they differ, into ``fresh`` (by layer
+    index), flagged in ``pending_bits``. Any other row keeps its values. ``open_next[r]`` is 1 where
+    row ``r`` stays open; a row already final (a file not rewritten since it closed) is skipped."""
     m = rows.shape[0]
     starts = np.zeros(m + 1, dtype=np.int64)
     for r in range(m):
         starts[r + 1] = starts[r] + degree[r]
     for r in prange(m):
         j = rows[r]
-        a = np.int32(values[lo + j, 0])
-        b = np.int32(values[lo + j, 1])
-        if a == b:
+        a0 = np.int32(values[lo + j, 0])
+        b0 = np.int32(values[lo + j, 1])
+        if a0 == b0:
             open_next[r] = 0
             continue
-        if any_changed(flat, starts[r], starts[r + 1], changed_bits):
-            a = np.int32(row_const[r, 0])
-            b = np.int32(row_const[r, 1])
-            for k in range(starts[r], starts[r + 1]):
-                ta, tb = edge_terms(flat[k], values, lo)
-                a = max(a, ta)
-                b = max(b, tb)
-        fresh[j, 0] = a
-        fresh[j, 1] = b
-        open_next[r] = 1 if a != b else 0
+        if not any_changed(flat, starts[r], starts[r + 1], changed_bits):
+            open_next[r] = 1
+            continue
+        a = np.int32(row_const[r, 0])
+        b = np.int32(row_const[r, 1])
+        for k in range(starts[r], starts[r + 1]):
+            ta, tb = edge_terms(flat[k], values, lo)
+            a = max(a, ta)
+            b = max(b, tb)
+        code = 1 if a != b else 0
+        if a != a0 or b != b0:
+            fresh[j, 0] = a
+            fresh[j, 1] = b
+            code |= 2  # changed: flagged below (rows of one word may be on two threads)
+        open_next[r] = code
+    for r in range(m):
+        if open_next[r] & 2:
+            j = rows[r]
+            pending_bits[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            open_next[r] &= 1
+
+
+@njit(cache=True, parallel=True)
+def commit_pending(round_no, cur, fresh, rounds, pending_bits, clear_bits):
+    """Round ``round_no``'s values at the positions flagged in ``pending_bits`` (recording the
+    round), clearing ``clear_bits`` (the bitmap to be filled next round). Returns how many changed
+    and how many of them closed."""
+    words = pending_bits.shape[0]
+    parts = (words + 63) // 64
+    changed = np.zeros(parts, dtype=np.int64)
+    closed = np.zeros(parts, dtype=np.int64)
+    for p in prange(parts):
+        for w in range(p * 64, min(words, p * 64 + 64)):
+            clear_bits[w] = 0
+            word = pending_bits[w]
+            while word:
+                bit = popcount((word & (~word + np.uint64(1))) - np.uint64(1))  # trailing zeros
+                word &= word - np.uint64(1)
+                i = w * 64 + np.int64(bit)
+                commit_one(i, i, round_no, fresh, cur, rounds)
+                changed[p] += 1
+                if cur[i, 0] == cur[i, 1]:
+                    closed[p] += 1
+    return changed.sum(), closed.sum()
 
 
 @njit(cache=True, parallel=True)
@@ -267,7 +302,7 @@ def layer_bytes(size: int, n: int) -> int:
     """The memory a layer of ``size`` positions of ``n`` holes a row takes besides the small graph:
     its own arrays (module docstring) and two blocks of rows (one read, one written)."""
     block = min(BLOCK, size)
-    return 6 * size + size // 4 + size // 8 + 2 * block * (8 * n + 10)
+    return 6 * size + size // 4 + size // 4 + 2 * block * (8 * n + 10)
 
 
 def _read_graph(files: RowFiles, m: int, n: int, cur: np.ndarray):
@@ -317,11 +352,12 @@ def solve_layer_low_memory(
     capacity = max(MIN_GRAPH_ROWS, graph_bytes // (GRAPH_ROW_BYTES + 8 * n))
     fresh = np.empty((size, 2), dtype=np.int8)
     changed_bits = np.empty((size + 63) // 64, dtype=np.uint64)
+    pending_bits = np.zeros_like(changed_bits)
     with RowFiles(scratch) as files:
         round_no = 1
         in_file = written = _first_round(seeds, rules, comp, offsets, values, fresh, files, on_chunk)
+        changed, still_open = commit_layer(round_no, cur, fresh, rounds, changed_bits)
         while True:
-            changed, still_open = commit_layer(round_no, cur, fresh, rounds, changed_bits)
             if on_round is not None:
                 on_round(round_no, changed)
             if changed == 0:
@@ -335,8 +371,11 @@ def solve_layer_low_memory(
             if round_no > BYTE_ROUNDS and rounds.dtype == np.uint8:
                 rounds = rounds.astype(np.uint16)
             rewrite = still_open <= REWRITE_SHARE * in_file
-            written = _next_round(values, lo, changed_bits, fresh, files, rewrite, on_chunk)
-        del fresh, changed_bits
+            written = _next_round(values, lo, changed_bits, pending_bits, fresh, files, rewrite, on_chunk)
+            changed, closed = commit_pending(round_no, cur, fresh, rounds, pending_bits, changed_bits)
+            changed_bits, pending_bits = pending_bits, changed_bits
+            still_open -= closed
+        del fresh, changed_bits, pending_bits
         ids, g_edges, g_const = _read_graph(files, still_open, n, cur)
     bits, before = open_ranks(cur)
     fold_graph(g_edges, g_const, cur, bits, before)
@@ -377,14 +416,16 @@ def _first_round(seeds, rules, comp, offsets, values, fresh, files: RowFiles, on
     return written
 
 
-def _next_round(values, lo, changed_bits, fresh, files: RowFiles, rewrite: bool, on_chunk) -> int | None:
-    """A later round: the open rows read and their next values computed; with ``rewrite``, those
-    still open written to the other file (returns how many), else the file is read again next
-    round, its rows that closed skipped (returns None)."""
+def _next_round(
+    values, lo, changed_bits, pending_bits, fresh, files: RowFiles, rewrite: bool, on_chunk
+) -> int | None:
+    """A later round: the open rows read and their next values computed (:func:`stream_rows`); with
+    ``rewrite``, those still open written to the other file (returns how many), else the file is
+    read again next round, its rows that closed skipped (returns None)."""
     written = 0
     for rows, row_const, degree, flat in files.records():
         open_next = np.empty(rows.shape[0], dtype=np.uint8)
-        stream_rows(rows, row_const, degree, flat, values, lo, changed_bits, fresh, open_next)
+        stream_rows(rows, row_const, degree, flat, values, lo, changed_bits, fresh, open_next, pending_bits)
         if rewrite:
             m, e = repack_open(rows, row_const, degree, flat, open_next, values, lo)
             files.write(rows[:m], row_const[:m], degree[:m], flat[:e])

@@ -181,9 +181,9 @@ def test_the_rows_file_rewritten_or_not_gives_the_same_files(share, rows, tmp_pa
     rewrites = []
     next_round = lowmem._next_round
 
-    def spy(values, lo, changed_bits, fresh, files, rewrite, on_chunk):
+    def spy(values, lo, changed_bits, pending_bits, fresh, files, rewrite, on_chunk):
         rewrites.append(rewrite)
-        return next_round(values, lo, changed_bits, fresh, files, rewrite, on_chunk)
+        return next_round(values, lo, changed_bits, pending_bits, fresh, files, rewrite, on_chunk)
 
     monkeypatch.setattr(lowmem, "_next_round", spy)
     tablebase.build(game, 7, tmp_path / "low", low_memory=True)
@@ -193,18 +193,38 @@ def test_the_rows_file_rewritten_or_not_gives_the_same_files(share, rows, tmp_pa
 
 
 def test_a_round_recomputes_only_rows_with_a_changed_child():
-    values = np.array([[0, 0], [-3, 3], [-5, 5], [1, 1]], dtype=np.int8)  # layer of 4 at 0
-    rows = np.array([1, 2, 3], dtype=np.uint32)  # row 3 final since the file was written
-    row_const = np.array([[-9, -9], [-9, -9], [-9, -9]], dtype=np.int8)
-    degree = np.array([1, 1, 1], dtype=np.uint8)
-    flat = np.array([2 << 1, 0 << 1, 1 << 1], dtype=np.int32)  # 1 -> 2, 2 -> 0, 3 -> 1 (mover changes)
-    fresh = np.full((4, 2), 99, dtype=np.int8)
-    open_next = np.full(3, 7, dtype=np.uint8)
-    changed_bits = np.array([1 << 2], dtype=np.uint64)  # position 2 changed last round
-    lowmem.stream_rows(rows, row_const, degree, flat, values, 0, changed_bits, fresh, open_next)
-    assert fresh[1].tolist() == [-5, 5]  # recomputed: (-B(2), -A(2))
-    assert fresh[2].tolist() == [-5, 5]  # child 0 unchanged: its values kept, not (0, 0)
-    assert fresh[3].tolist() == [99, 99] and open_next.tolist() == [1, 1, 0]  # final: skipped
+    values = np.array([[0, 0], [-3, 3], [-5, 5], [1, 1], [-2, 2]], dtype=np.int8)  # layer of 5 at 0
+    rows = np.array([1, 2, 3, 4], dtype=np.uint32)  # row 3 final since the file was written
+    row_const = np.full((4, 2), -9, dtype=np.int8)
+    degree = np.array([1, 1, 1, 1], dtype=np.uint8)
+    flat = np.array([2 << 1, 0 << 1, 1 << 1, 4 << 1 | 1], dtype=np.int32)  # 1->2, 2->0, 3->1, 4->4 (again)
+    fresh = np.full((5, 2), 99, dtype=np.int8)
+    open_next = np.full(4, 7, dtype=np.uint8)
+    changed_bits = np.array([1 << 2 | 1 << 4], dtype=np.uint64)  # positions 2 and 4 changed last round
+    pending = np.zeros(1, dtype=np.uint64)
+    lowmem.stream_rows(rows, row_const, degree, flat, values, 0, changed_bits, fresh, open_next, pending)
+    assert fresh[1].tolist() == [-5, 5]  # recomputed: (-B(2), -A(2)), and flagged
+    assert fresh[2].tolist() == [99, 99]  # child 0 unchanged: not recomputed (it would be (0, 0))
+    assert fresh[3].tolist() == [99, 99] and open_next.tolist() == [1, 1, 0, 1]  # final: skipped
+    assert fresh[4].tolist() == [99, 99]  # recomputed, the same values: not flagged
+    assert pending.tolist() == [1 << 1]
+
+
+def test_a_commit_of_the_flagged_positions():
+    rng = np.random.default_rng(3)
+    size = 64 * 64 * 3 + 11  # several parallel parts of the bitmap
+    cur = np.tile(np.array([[-4, 4]], dtype=np.int8), (size, 1))
+    fresh = np.zeros((size, 2), dtype=np.int8)  # a flagged position closes at (0, 0)
+    flagged = rng.random(size) < 0.2
+    fresh[flagged & (np.arange(size) % 2 == 1)] = [[-1, 3]]  # or stays open
+    pending = np.packbits(flagged, bitorder="little")
+    pending = np.concatenate([pending, np.zeros(-len(pending) % 8, np.uint8)]).view(np.uint64)
+    clear = np.full_like(pending, 12345)
+    rounds = np.zeros((size, 2), dtype=np.uint16)
+    changed, closed = lowmem.commit_pending(300, cur, fresh, rounds, pending, clear)
+    assert changed == flagged.sum() and closed == (flagged & (np.arange(size) % 2 == 0)).sum()
+    assert (cur[flagged] == fresh[flagged]).all() and (cur[~flagged] == [-4, 4]).all()
+    assert (rounds[flagged] == 300).all() and (rounds[~flagged] == 0).all() and not clear.any()
 
 
 def test_a_commit_flags_exactly_the_positions_that_changed():
