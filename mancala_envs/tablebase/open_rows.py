@@ -3,15 +3,18 @@
 A *record* holds up to a block of open positions (rows): each row's position in the layer
 (``uint32``), its constants (``int8`` pairs: the moves that leave the layer, and the in-layer moves
 to positions already final, folded in), its number of in-layer moves (``uint8``) and those moves
-(``int32`` edges, ``(rank << 1) | same_mover``, all rows' one after the other). A round reads the
-records of one file and writes the rows still open to the other (:class:`RowFiles`); the files are
-anonymous (:func:`tempfile.TemporaryFile` in the table's folder: they vanish when closed, or when
-the process dies) and live only while a layer is built.
+(``int32`` edges, ``(rank << 1) | same_mover``, all rows' one after the other), each part padded to
+8 bytes. A round reads the records of one file, mapped into memory, and writes the rows still open to
+another (:class:`RowFiles`); the files are anonymous (:func:`tempfile.TemporaryFile` in the table's
+folder: they vanish when closed and unmapped, or when the process dies) and live only while a layer
+is built.
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +26,7 @@ from mancala_envs.core.fast import inline_kernel
 from mancala_envs.tablebase.kernels import edge_terms
 
 RECORD_HEADER = 2  # int64: rows, edges
+ALIGN = 8  # every part of a record starts at a multiple of this many bytes
 
 
 @inline_kernel
@@ -121,34 +125,50 @@ class RowFiles:
             for part in (head, rows, row_const, degree, flat):
                 if part.size:
                     self.write_file.write(memoryview(np.ascontiguousarray(part)).cast("B"))
+                    self.write_file.write(bytes(-part.nbytes % ALIGN))
         except OSError as err:
             raise self._error(err) from err
 
     def records(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-        """The records of the file being read: ``(rows, const, degree, edges)``."""
-        f = self.read_file
-        f.seek(0)
-        while True:
-            head = np.empty(RECORD_HEADER, dtype=np.int64)
-            got = f.readinto(memoryview(head).cast("B"))
-            if got == 0:
-                return
-            m, e = (int(x) for x in _filled(head, got))
-            rows = _read(f, np.empty(m, dtype=np.uint32))
-            row_const = _read(f, np.empty((m, 2), dtype=np.int8))
-            degree = _read(f, np.empty(m, dtype=np.uint8))
-            flat = _read(f, np.empty(e, dtype=np.int32))
-            yield rows, row_const, degree, flat
+        """The records of the file being read: ``(rows, const, degree, edges)``, views of the file
+        mapped into memory (no copy; private: changing them leaves the file as it is; the mapping
+        lasts as long as they do)."""
+        fd = self.read_file.fileno()
+        size = os.fstat(fd).st_size
+        at = 0
+        while at < size:
+            head = np.frombuffer(_bytes_at(fd, at, RECORD_HEADER * 8, size), dtype=np.int64)
+            m, e = int(head[0]), int(head[1])
+            parts = [(np.uint32, m), (np.int8, 2 * m), (np.uint8, m), (np.int32, e)]
+            lengths = [_padded(np.dtype(t).itemsize * n) for t, n in parts]
+            start = at + RECORD_HEADER * 8
+            at = start + sum(lengths)
+            if at > size or m < 0 or e < 0:
+                raise OSError(f"a low-memory build's file of open positions ends early ({at} > {size} bytes)")
+            base = start - start % mmap.ALLOCATIONGRANULARITY
+            mapped = mmap.mmap(fd, at - base, access=mmap.ACCESS_COPY, offset=base) if at > start else b""
+            views, offset = [], start - base
+            for (dtype, count), length in zip(parts, lengths, strict=True):
+                views.append(
+                    np.frombuffer(mapped, dtype=dtype, count=count, offset=offset)
+                    if count
+                    else np.empty(0, dtype)
+                )
+                offset += length
+            rows, row_const, degree, flat = views
+            yield rows, row_const.reshape(m, 2), degree, flat
 
     def next_round(self) -> None:
-        """The file just written becomes the one read; the other is emptied for writing."""
+        """The file just written becomes the one read; the other is replaced by an empty one (the
+        views of its records stay valid: a file mapped into memory outlives its closing)."""
         try:
             self.write_file.flush()
         except OSError as err:
             raise self._error(err) from err
-        self.read_file, self.write_file = self.write_file, self.read_file
-        self.write_file.seek(0)
-        self.write_file.truncate()
+        old = self.read_file
+        self.read_file = self.write_file
+        self.write_file = tempfile.TemporaryFile(dir=self.folder, prefix=".open-rows-")  # noqa: SIM115
+        old.close()
 
     def _error(self, err: OSError) -> OSError:
         return OSError(
@@ -163,14 +183,13 @@ class RowFiles:
                 f.close()
 
 
-def _read(f, out: np.ndarray) -> np.ndarray:
-    """Fill ``out`` from ``f``; a short read means the file is damaged."""
-    if out.size == 0:
-        return out
-    return _filled(out, f.readinto(memoryview(out).cast("B")))
+def _padded(nbytes: int) -> int:
+    return nbytes + (-nbytes % ALIGN)
 
 
-def _filled(out: np.ndarray, got: int) -> np.ndarray:
-    if got != out.nbytes:
-        raise OSError(f"a low-memory build's file of open positions ends early ({got} of {out.nbytes} bytes)")
-    return out
+def _bytes_at(fd: int, at: int, n: int, size: int) -> bytes:
+    """``n`` bytes of the file at ``at``; a file that ends before them is damaged."""
+    got = os.pread(fd, n, at) if at + n <= size else b""
+    if len(got) != n:
+        raise OSError(f"a low-memory build's file of open positions ends early ({size - at} of {n} bytes)")
+    return got

@@ -66,14 +66,15 @@ def test_a_damaged_file_is_an_error(tmp_path):
 
 
 def open_files_under(folder: Path) -> list[str]:
-    """This process's open files in ``folder`` with no name left (anonymous or deleted ones)."""
+    """This process's open files in ``folder`` with no name left (anonymous or deleted ones), each
+    once (a file mapped into memory also holds a descriptor of its own)."""
     links = []
     for fd in os.listdir("/proc/self/fd"):
         try:
             links.append(os.readlink(f"/proc/self/fd/{fd}"))
         except OSError:
             continue
-    return [x for x in links if x.startswith(str(folder)) and x.endswith("(deleted)")]
+    return sorted({x for x in links if x.startswith(str(folder)) and x.endswith("(deleted)")})
 
 
 class Stop(Exception):
