@@ -163,11 +163,11 @@ class RowFiles:
         views of its records stay valid: a file mapped into memory outlives its closing)."""
         try:
             self.write_file.flush()
+            empty = tempfile.TemporaryFile(dir=self.folder, prefix=".open-rows-")  # noqa: SIM115
         except OSError as err:
             raise self._error(err) from err
         old = self.read_file
-        self.read_file = self.write_file
-        self.write_file = tempfile.TemporaryFile(dir=self.folder, prefix=".open-rows-")  # noqa: SIM115
+        self.read_file, self.write_file = self.write_file, empty
         old.close()
 
     def _error(self, err: OSError) -> OSError:
