@@ -41,6 +41,7 @@ from mancala_envs.core.engine import finish_game, has_legal_move, new_work
 from mancala_envs.core.fast import inline_kernel, kernel
 from mancala_envs.core.layout import copy_row, state_length
 from mancala_envs.rulesets import R_HOLES
+from mancala_envs.tablebase.bitmaps import has_bit, lowest_bit, open_rank, open_ranks, set_bit, words_for
 from mancala_envs.tablebase.index import board_next, board_unrank
 from mancala_envs.tablebase.kernels import (
     CHUNK,
@@ -149,9 +150,8 @@ def sweep_layer(seeds, start, count, rules, comp, offsets, values, lo, fresh, ed
 def any_changed(flat, start, end, changed_bits):
     """Whether a child of edges ``flat[start:end]`` is flagged in ``changed_bits`` (changed in the
     last round)."""
-    for k in range(start, end):
-        q = flat[k] >> 1
-        if (changed_bits[q >> 6] >> np.uint64(q & 63)) & np.uint64(1):
+    for k in range(start, end):  # noqa: SIM110 (a loop: numba compiles no generator)
+        if has_bit(changed_bits, flat[k] >> 1):
             return True
     return False
 
@@ -191,8 +191,7 @@ def stream_rows(rows, row_const, degree, flat, values, lo, changed_bits, fresh, 
         open_next[r] = code
     for r in range(m):
         if open_next[r] & 2:
-            j = rows[r]
-            pending_bits[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            set_bit(pending_bits, rows[r])
             open_next[r] &= 1
 
 
@@ -210,9 +209,8 @@ def commit_pending(round_no, cur, fresh, rounds, pending_bits, clear_bits):
             clear_bits[w] = 0
             word = pending_bits[w]
             while word:
-                bit = popcount((word & (~word + np.uint64(1))) - np.uint64(1))  # trailing zeros
+                i = w * 64 + lowest_bit(word)
                 word &= word - np.uint64(1)
-                i = w * 64 + np.int64(bit)
                 commit_one(i, i, round_no, fresh, cur, rounds)
                 changed[p] += 1
                 if cur[i, 0] == cur[i, 1]:
@@ -239,45 +237,10 @@ def commit_layer(round_no, cur, fresh, rounds, changed_bits):
                 continue
             if commit_one(i, i, round_no, fresh, cur, rounds):
                 changed[c] += 1
-                changed_bits[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+                set_bit(changed_bits, i)
             if cur[i, 0] != cur[i, 1]:
                 still_open[c] += 1
     return changed.sum(), still_open.sum()
-
-
-@njit(cache=True)
-def popcount(x):
-    """Set bits of a uint64."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
-@njit(cache=True, parallel=True)
-def open_ranks(cur):
-    """The open positions of ``cur`` (``A < B``) as a bitmap of uint64 words and, per word, the open
-    positions before it: the row of open position ``q`` in the graph is :func:`open_rank`."""
-    size = cur.shape[0]
-    words = (size + 63) // 64
-    bits = np.zeros(words, dtype=np.uint64)
-    for w in prange(words):
-        word = np.uint64(0)
-        for i in range(w * 64, min(size, w * 64 + 64)):
-            if cur[i, 0] != cur[i, 1]:
-                word |= np.uint64(1) << np.uint64(i - w * 64)
-        bits[w] = word
-    before = np.zeros(words, dtype=np.int64)
-    for w in range(1, words):
-        before[w] = before[w - 1] + popcount(bits[w - 1])
-    return bits, before
-
-
-@njit(cache=True, inline="always")
-def open_rank(bits, before, q):
-    w = q >> 6
-    below = (np.uint64(1) << np.uint64(q & 63)) - np.uint64(1)
-    return before[w] + popcount(bits[w] & below)
 
 
 @njit(cache=True, parallel=True)
@@ -351,7 +314,7 @@ def solve_layer_low_memory(
         finished += start_layer(seeds, s, min(BLOCK, size - s), rules, comp, cur)
     capacity = max(MIN_GRAPH_ROWS, graph_bytes // (GRAPH_ROW_BYTES + 8 * n))
     fresh = np.empty((size, 2), dtype=np.int8)
-    changed_bits = np.empty((size + 63) // 64, dtype=np.uint64)
+    changed_bits = np.empty(words_for(size), dtype=np.uint64)
     pending_bits = np.zeros_like(changed_bits)
     with RowFiles(scratch) as files:
         round_no = 1

@@ -125,7 +125,7 @@ class RowFiles:
             for part in (head, rows, row_const, degree, flat):
                 if part.size:
                     self.write_file.write(memoryview(np.ascontiguousarray(part)).cast("B"))
-                    self.write_file.write(bytes(-part.nbytes % ALIGN))
+                    self.write_file.write(bytes(_padded(part.nbytes) - part.nbytes))
         except OSError as err:
             raise self._error(err) from err
 
