@@ -10,7 +10,8 @@ from numba import njit, prange
 from mancala_envs.core.fast import inline_kernel
 
 
-def words_for(size: int) -> int:
+@inline_kernel
+def words_for(size):
     """uint64 words of a bitmap of ``size`` positions."""
     return (size + 63) // 64
 
@@ -45,7 +46,7 @@ def open_ranks(cur):
     """The open positions of ``cur`` (``A < B``) as a bitmap and, per word, the open positions
     before it: the row of open position ``q`` in the graph is :func:`open_rank`."""
     size = cur.shape[0]
-    words = (size + 63) // 64
+    words = words_for(size)
     bits = np.zeros(words, dtype=np.uint64)
     for w in prange(words):
         word = np.uint64(0)
