@@ -21,6 +21,14 @@ same suite, other seeds); then each named opponent plays it with that budget, ``
 (iterative deepening or simulations until T is spent). Both sides' measured time per move stands
 beside the score, so the equality can be checked. A network agent's row also states what its
 input costs: engine moves per evaluation (the lookahead rows it reads, legal or not).
+
+**Matching the time** (``--match-rounds R``, default 4): the calibration games measure the agent
+against another opponent, and an opponent rarely spends exactly its budget (iterative deepening
+stops when the next iteration would not fit), so the two sides' time per move in the match can
+differ by a fifth or more. Before each equal-time match, up to R rounds of ``--calibration-games``
+games against the opponent itself measure both sides and scale the budget by agent / opponent time,
+until they agree within ``--time-tolerance`` (default 5%); the rounds are recorded in the row
+(``equal_time.rounds``). ``--match-rounds 0`` is the protocol of the files written before it.
 """
 
 from __future__ import annotations
@@ -74,6 +82,37 @@ def calibrate(game: Game, spec: str, games: int, seed: int, warm: State) -> floa
     return a.seconds / max(a.moves, 1)
 
 
+def match_time(
+    game: Game,
+    spec: str,
+    name: str,
+    budget: float,
+    warm: State,
+    games: int,
+    seed: int,
+    rounds: int,
+    tolerance: float,
+) -> tuple[float, list[dict[str, float]]]:
+    """The budget of opponent ``name`` at which its time per move and ``spec``'s agree within
+    ``tolerance``, from at most ``rounds`` rounds of ``games`` games against it starting at
+    ``budget`` seconds (each side warmed up from ``warm`` first), each round scaling the budget by
+    agent / opponent time; and the rounds measured."""
+    from mancala_envs.evaluation.arena import play_match
+
+    measured: list[dict[str, float]] = []
+    for k in range(rounds):
+        a, b = Timed(spec), Timed(f"{name}:time={budget:.4g}")
+        for side in (a, b):
+            side.inner.act(game, warm)
+        play_match(game, a, b, games, seed=seed + 2 + k)
+        agent, opponent = a.ms_per_move(), max(b.ms_per_move(), 1e-6)
+        measured.append({"budget_ms": 1000 * budget, "agent_ms": agent, "opponent_ms": opponent})
+        if abs(agent / opponent - 1) <= tolerance:
+            break
+        budget *= agent / opponent
+    return budget, measured
+
+
 def input_cost(game: Game, spec: str) -> int | None:
     """Engine moves per network evaluation of an az spec (None for other agents)."""
     if parse_spec(spec)[0] != "az":
@@ -110,12 +149,23 @@ def main() -> None:
     )
     p.add_argument("--calibration-games", type=int, default=8, help="games that measure the time per move")
     p.add_argument(
+        "--match-rounds",
+        type=int,
+        default=4,
+        help="rounds against each equal-time opponent that match its time per move to the agent's (0: none)",
+    )
+    p.add_argument(
+        "--time-tolerance", type=float, default=0.05, help="relative difference of the matched times per move"
+    )
+    p.add_argument(
         "--torch-threads",
         type=int,
         default=1,
         help="torch CPU threads of the network agents (1: no slowdown when the cores are shared)",
     )
     args = p.parse_args()
+    if args.match_rounds < 0 or not 0 < args.time_tolerance < 1:
+        p.error("--match-rounds must be >= 0 and --time-tolerance in (0, 1)")
     try:
         import torch
 
@@ -137,11 +187,19 @@ def main() -> None:
     for spec in args.agents:
         cost = input_cost(game, spec)  # loads the agent's model once, not once per row
         opponents = list(args.opponents)
-        budget = None
+        timed: dict[str, dict] = {}  # equal-time opponent -> its row's "equal_time"
         if args.equal_time:
             budget = calibrate(game, spec, args.calibration_games, args.seed, warm)
-            opponents = [f"{name}:time={budget:.4g}" for name in args.equal_time] + opponents
             print(f"`{spec}`: {1000 * budget:.1f} ms/move over {args.calibration_games} calibration games")
+            for name in args.equal_time:
+                rounds = [args.calibration_games, args.seed, args.match_rounds, args.time_tolerance]
+                matched, measured = match_time(game, spec, name, budget, warm, *rounds)
+                record = {"budget_ms": 1000 * matched, "calibration_games": args.calibration_games}
+                if args.match_rounds:
+                    record |= {"tolerance": args.time_tolerance, "rounds": measured}
+                    print(f"`{name}`: budget {1000 * matched:.2f} ms after {len(measured)} matching rounds")
+                timed[f"{name}:time={matched:.4g}"] = record
+            opponents = list(timed) + opponents
         for opponent in opponents:
             a, b = Timed(spec), Timed(opponent)
             for side in (a, b):  # load compiled code and models before the clock runs
@@ -162,8 +220,8 @@ def main() -> None:
                 "agent_ms_per_move": a.ms_per_move(),
                 "opponent_ms_per_move": b.ms_per_move(),
             }
-            if budget is not None and opponent not in args.opponents:
-                row["equal_time"] = {"budget_ms": 1000 * budget, "calibration_games": args.calibration_games}
+            if opponent in timed:
+                row["equal_time"] = timed[opponent]
             if cost is not None:
                 row["engine_moves_per_evaluation"] = cost
             rows.append(row)
