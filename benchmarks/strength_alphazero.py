@@ -22,13 +22,15 @@ same suite, other seeds); then each named opponent plays it with that budget, ``
 beside the score, so the equality can be checked. A network agent's row also states what its
 input costs: engine moves per evaluation (the lookahead rows it reads, legal or not).
 
-**Matching the time** (``--match-rounds R``, default 4): the calibration games measure the agent
-against another opponent, and an opponent rarely spends exactly its budget (iterative deepening
-stops when the next iteration would not fit), so the two sides' time per move in the match can
-differ by a fifth or more. Before each equal-time match, up to R rounds of ``--calibration-games``
-games against the opponent itself measure both sides and scale the budget by agent / opponent time,
-until they agree within ``--time-tolerance`` (default 5%); the rounds are recorded in the row
-(``equal_time.rounds``). ``--match-rounds 0`` is the protocol of the files written before it.
+**Matched time** (``--match-rounds R``, default 3): the calibration games meet another opponent,
+the agent's time per move depends on the game (its forced-end search runs in decided positions),
+and an opponent rarely spends exactly its budget, so the two sides' time per move in the match can
+differ by a fifth or more. An equal-time match whose two ms/move differ by more than
+``--time-tolerance`` (default 10%) is played again, up to R matches in all, with the budget scaled by
+agent / opponent time; the row is the last match, and the earlier ones stand in it
+(``equal_time.replaced``: budget, both times and score of each), so nothing is chosen by its score.
+``equal_time.matched`` says whether the last one agrees within the tolerance. ``--match-rounds 1`` is
+the protocol of the files written before it (one match, no ``replaced``).
 """
 
 from __future__ import annotations
@@ -82,35 +84,52 @@ def calibrate(game: Game, spec: str, games: int, seed: int, warm: State) -> floa
     return a.seconds / max(a.moves, 1)
 
 
-def match_time(
-    game: Game,
-    spec: str,
-    name: str,
-    budget: float,
-    warm: State,
-    games: int,
-    seed: int,
-    rounds: int,
-    tolerance: float,
-) -> tuple[float, list[dict[str, float]]]:
-    """The budget of opponent ``name`` at which its time per move and ``spec``'s agree within
-    ``tolerance``, from at most ``rounds`` rounds of ``games`` games against it starting at
-    ``budget`` seconds (each side warmed up from ``warm`` first), each round scaling the budget by
-    agent / opponent time; and the rounds measured."""
+def play_row(game: Game, spec: str, opponent: str, games: int, seed: int, suite, warm: State) -> dict:
+    """A match of ``spec`` against ``opponent`` (both warmed up from ``warm`` off the clock) on
+    ``suite`` as a result row, with each side's mean time per move."""
     from mancala_envs.evaluation.arena import play_match
 
-    measured: list[dict[str, float]] = []
-    for k in range(rounds):
-        a, b = Timed(spec), Timed(f"{name}:time={budget:.4g}")
-        for side in (a, b):
-            side.inner.act(game, warm)
-        play_match(game, a, b, games, seed=seed + 2 + k)
-        agent, opponent = a.ms_per_move(), max(b.ms_per_move(), 1e-6)
-        measured.append({"budget_ms": 1000 * budget, "agent_ms": agent, "opponent_ms": opponent})
-        if abs(agent / opponent - 1) <= tolerance:
+    a, b = Timed(spec), Timed(opponent)
+    for side in (a, b):  # load compiled code and models before the clock runs
+        side.inner.act(game, warm)
+    res = play_match(game, a, b, games, seed=seed, openings=suite)
+    return {
+        "game": game.name,
+        "agent": spec,
+        "opponent": opponent,
+        "pairs": res.pairs,
+        "wins": res.wins,
+        "draws": res.draws,
+        "losses": res.losses,
+        "truncated": res.truncated,  # of the draws: games stopped at max_plies (TR1)
+        "score": res.score,
+        "ci95": list(res.confidence_interval()),
+        "agent_ms_per_move": a.ms_per_move(),
+        "opponent_ms_per_move": b.ms_per_move(),
+    }
+
+
+def equal_time_row(
+    game: Game, spec: str, name: str, budget: float, args: argparse.Namespace, suite, warm: State
+) -> dict:
+    """``spec`` against ``name`` given ``budget`` seconds a move, played again with the budget
+    scaled by agent / opponent time while the two differ by more than ``--time-tolerance``, at most
+    ``--match-rounds`` matches; the last one's row, the earlier ones in its ``equal_time``."""
+    replaced: list[dict[str, float]] = []
+    while True:
+        row = play_row(game, spec, f"{name}:time={budget:.4g}", args.games, args.seed, suite, warm)
+        ratio = row["agent_ms_per_move"] / max(row["opponent_ms_per_move"], 1e-9)
+        if abs(ratio - 1) <= args.time_tolerance or len(replaced) + 1 >= args.match_rounds:
             break
-        budget *= agent / opponent
-    return budget, measured
+        replaced.append({k: row[k] for k in ("agent_ms_per_move", "opponent_ms_per_move", "score")})
+        replaced[-1]["budget_ms"] = 1000 * budget
+        print(f"  `{row['opponent']}`: times differ ({ratio:.2f}), played again", flush=True)
+        budget *= ratio
+    row["equal_time"] = {"budget_ms": 1000 * budget, "calibration_games": args.calibration_games}
+    if args.match_rounds > 1:
+        matched = abs(ratio - 1) <= args.time_tolerance
+        row["equal_time"] |= {"tolerance": args.time_tolerance, "matched": matched, "replaced": replaced}
+    return row
 
 
 def input_cost(game: Game, spec: str) -> int | None:
@@ -123,7 +142,6 @@ def input_cost(game: Game, spec: str) -> int | None:
 
 
 def main() -> None:
-    from mancala_envs.evaluation.arena import play_match
     from mancala_envs.evaluation.openings import resolve_openings
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -151,11 +169,11 @@ def main() -> None:
     p.add_argument(
         "--match-rounds",
         type=int,
-        default=4,
-        help="rounds against each equal-time opponent that match its time per move to the agent's (0: none)",
+        default=3,
+        help="equal-time matches at most, each with the budget scaled by agent / opponent time (1: one)",
     )
     p.add_argument(
-        "--time-tolerance", type=float, default=0.05, help="relative difference of the matched times per move"
+        "--time-tolerance", type=float, default=0.10, help="relative difference of the matched times per move"
     )
     p.add_argument(
         "--torch-threads",
@@ -164,8 +182,8 @@ def main() -> None:
         help="torch CPU threads of the network agents (1: no slowdown when the cores are shared)",
     )
     args = p.parse_args()
-    if args.match_rounds < 0 or not 0 < args.time_tolerance < 1:
-        p.error("--match-rounds must be >= 0 and --time-tolerance in (0, 1)")
+    if args.match_rounds < 1 or not 0 < args.time_tolerance < 1:
+        p.error("--match-rounds must be >= 1 and --time-tolerance in (0, 1)")
     try:
         import torch
 
@@ -186,49 +204,23 @@ def main() -> None:
     suite = resolve_openings(game, args.openings, args.games // 2)
     for spec in args.agents:
         cost = input_cost(game, spec)  # loads the agent's model once, not once per row
-        opponents = list(args.opponents)
-        timed: dict[str, dict] = {}  # equal-time opponent -> its row's "equal_time"
+        budget = None
         if args.equal_time:
             budget = calibrate(game, spec, args.calibration_games, args.seed, warm)
             print(f"`{spec}`: {1000 * budget:.1f} ms/move over {args.calibration_games} calibration games")
-            for name in args.equal_time:
-                rounds = [args.calibration_games, args.seed, args.match_rounds, args.time_tolerance]
-                matched, measured = match_time(game, spec, name, budget, warm, *rounds)
-                record = {"budget_ms": 1000 * matched, "calibration_games": args.calibration_games}
-                if args.match_rounds:
-                    record |= {"tolerance": args.time_tolerance, "rounds": measured}
-                    print(f"`{name}`: budget {1000 * matched:.2f} ms after {len(measured)} matching rounds")
-                timed[f"{name}:time={matched:.4g}"] = record
-            opponents = list(timed) + opponents
-        for opponent in opponents:
-            a, b = Timed(spec), Timed(opponent)
-            for side in (a, b):  # load compiled code and models before the clock runs
-                side.inner.act(game, warm)
-            res = play_match(game, a, b, args.games, seed=args.seed, openings=suite)
-            low, high = res.confidence_interval()
-            row = {
-                "game": game.name,
-                "agent": spec,
-                "opponent": opponent,
-                "pairs": res.pairs,
-                "wins": res.wins,
-                "draws": res.draws,
-                "losses": res.losses,
-                "truncated": res.truncated,  # of the draws: games stopped at max_plies (TR1)
-                "score": res.score,
-                "ci95": [low, high],
-                "agent_ms_per_move": a.ms_per_move(),
-                "opponent_ms_per_move": b.ms_per_move(),
-            }
-            if opponent in timed:
-                row["equal_time"] = timed[opponent]
+        for name in [*args.equal_time, *args.opponents]:
+            if budget is not None and name in args.equal_time:
+                row = equal_time_row(game, spec, name, budget, args, suite, warm)
+            else:
+                row = play_row(game, spec, name, args.games, args.seed, suite, warm)
             if cost is not None:
                 row["engine_moves_per_evaluation"] = cost
             rows.append(row)
+            (low, high), times = row["ci95"], (row["agent_ms_per_move"], row["opponent_ms_per_move"])
             print(
-                f"| `{spec}` | `{opponent}` | {res.pairs} | {res.wins}/{res.draws}/{res.losses} "
-                f"| {res.truncated} | {res.score:.3f} | [{low:.2f}, {high:.2f}] "
-                f"| {a.ms_per_move():.1f} | {b.ms_per_move():.1f} |",
+                f"| `{spec}` | `{row['opponent']}` | {row['pairs']} "
+                f"| {row['wins']}/{row['draws']}/{row['losses']} | {row['truncated']} | {row['score']:.3f} "
+                f"| [{low:.2f}, {high:.2f}] | {times[0]:.1f} | {times[1]:.1f} |",
                 flush=True,
             )
             if args.out:  # rewritten after every match: an interrupt keeps the finished rows
