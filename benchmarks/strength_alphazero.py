@@ -208,8 +208,8 @@ def main() -> None:
         if args.equal_time:
             budget = calibrate(game, spec, args.calibration_games, args.seed, warm)
             print(f"`{spec}`: {1000 * budget:.1f} ms/move over {args.calibration_games} calibration games")
-        for name in [*args.equal_time, *args.opponents]:
-            if budget is not None and name in args.equal_time:
+        for name, timed in [(n, True) for n in args.equal_time] + [(n, False) for n in args.opponents]:
+            if timed and budget is not None:
                 row = equal_time_row(game, spec, name, budget, args, suite, warm)
             else:
                 row = play_row(game, spec, name, args.games, args.seed, suite, warm)

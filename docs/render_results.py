@@ -300,13 +300,44 @@ def match_label(agent: str | tuple[str, ...]) -> str:
 
 
 Summary = dict[tuple[tuple[int, int], str, int], tuple[dict[str, Any], bool]]
+TIME_TOLERANCE = 0.10  # strength_alphazero.py's default: equal-time rows whose times differ more are marked
+
+
+def time_matched(row: dict[str, Any]) -> bool:
+    """Whether an equal-time row's two times per move were matched within its tolerance
+    (``strength_alphazero.py --match-rounds``); False for a row of the one-match protocol."""
+    return bool(row.get("equal_time", {}).get("matched"))
+
+
+def times_differ(row: dict[str, Any]) -> str:
+    """`` (times differ by N%)`` for an equal-time row whose two times per move differ by more than
+    its tolerance (:data:`TIME_TOLERANCE` for a row of the one-match protocol), else ``""``."""
+    if "equal_time" not in row:
+        return ""
+    agent, opponent = row["agent_ms_per_move"], row["opponent_ms_per_move"]
+    off = abs(agent / max(opponent, 1e-9) - 1)
+    return f" (times differ by {off:.1%})" if off > row["equal_time"].get("tolerance", TIME_TOLERANCE) else ""
+
+
+def agent_had_more_time(row: dict[str, Any]) -> bool:
+    """Whether an equal-time row's agent took more time per move than its opponent, beyond the
+    row's tolerance: such a row is not judged against a target (with less time it is, a fortiori)."""
+    tolerance = row.get("equal_time", {}).get("tolerance", TIME_TOLERANCE)
+    return "equal_time" in row and row["agent_ms_per_move"] > (1 + tolerance) * row["opponent_ms_per_move"]
+
+
+def rank(row: dict[str, Any], payload: dict[str, Any]) -> tuple[bool, int, str]:
+    """How the summary and the README choose among the reported files' rows of one match: a row
+    whose times were matched first, then the one with the most pairs, then the newest file."""
+    return time_matched(row), row["pairs"], payload["provenance"].get("date", "")
 
 
 def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
     """``{(variant key, variant, match index): (row, stale)}``: each variant's row of each of
-    :data:`SUMMARY_MATCHES` from the file with the most pairs played with :data:`REPORTING_SEED`,
-    and whether its model changed since."""
+    :data:`SUMMARY_MATCHES` from the files played with :data:`REPORTING_SEED` (chosen by
+    :func:`rank`), and whether its model changed since."""
     best: Summary = {}
+    ranks: dict[tuple[tuple[int, int], str, int], tuple[bool, int, str]] = {}
     for _, p in files:
         if not reported(p):
             continue
@@ -314,8 +345,8 @@ def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
         for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
             r = summary_row(p, agent, opponent)
             key = (variant_key(p), variant(p), i)
-            if r is not None and (key not in best or r["pairs"] > best[key][0]["pairs"]):
-                best[key] = (r, stale)
+            if r is not None and (key not in best or rank(r, p) > ranks[key]):
+                best[key], ranks[key] = (r, stale), rank(r, p)
     return best
 
 
@@ -330,6 +361,7 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
     met: dict[str, list[str]] = {}
     missed: dict[str, list[str]] = {}
     short: dict[str, list[str]] = {}
+    unequal: dict[str, list[str]] = {}  # an equal-time row whose agent had more time: no verdict
     for (_, name, i), (r, stale) in sorted(best.items(), key=lambda item: item[0]):
         _, opponent, words = SUMMARY_MATCHES[i]
         cost = r.get("engine_moves_per_evaluation")
@@ -341,12 +373,13 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
                 r["pairs"],
                 f"{r['score']:.3f}" + (" (stale)" if stale else ""),
                 ci(r["ci95"]),
-                f"{r['agent_ms_per_move']:.1f} / {r['opponent_ms_per_move']:.1f}",
+                f"{r['agent_ms_per_move']:.1f} / {r['opponent_ms_per_move']:.1f}" + times_differ(r),
             ]
         )
         if opponent in TARGETS:
             least, pairs = TARGETS[opponent]
             verdict = short if r["pairs"] < pairs else met if r["score"] >= least else missed
+            verdict = unequal if agent_had_more_time(r) else verdict
             verdict.setdefault(i, []).append(name)
     out = [
         "",
@@ -368,9 +401,9 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
     ]
     lines = []
     for i, (agent, opponent, words) in enumerate(SUMMARY_MATCHES):
-        if opponent not in TARGETS or not any(i in v for v in (met, missed, short)):
+        if opponent not in TARGETS or not any(i in v for v in (met, missed, short, unequal)):
             continue
-        yes, no, few = met.get(i, []), missed.get(i, []), short.get(i, [])
+        yes, no, few, off = met.get(i, []), missed.get(i, []), short.get(i, []), unequal.get(i, [])
         least, pairs = TARGETS[opponent]
         lines.append(
             f"- {match_label(agent)} {'' if opponent.endswith('*') else 'against '}{words}, "
@@ -379,6 +412,7 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
             + (", ".join(yes) if yes else "no variant")
             + (f"; missed in {', '.join(no)}" if no else "")
             + (f"; not yet measured over {pairs} pairs in {', '.join(few)}" if few else "")
+            + (f"; not judged in {', '.join(off)}, where the agent took more time a move" if off else "")
             + "."
         )
     out += [
@@ -406,7 +440,10 @@ def page_strength(files: Loaded, models_dir: Path) -> str:
         "([shipped models](models.md) says what each one is and reads). *The agent's time per move*: "
         "an opponent given, as its budget (`time=S`, iterative deepening or simulations until S is "
         "spent), the agent's mean time per move measured just before on this machine "
-        "(`--equal-time`); compare the two ms/move columns of such a row.",
+        "(`--equal-time`), and since 2026-12-08 the match played again with the budget scaled while "
+        "the two sides' ms/move differ by more than 10% "
+        "([evaluation protocol](../evaluation.md#equal-time-per-move)); compare the two ms/move "
+        "columns of such a row. The summary marks a row whose times differ by more than 10%.",
     ]
     if not files:
         return "\n".join([*out, "", missing("python benchmarks/strength_alphazero.py ... --out FILE")])
@@ -1014,11 +1051,14 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
         shown = f"{opponent.split(':')[0]}` at equal time per move" if equal else f"{opponent}`"
         label = match_label(agent)
         row = f"[{label} vs `{shown}](docs/results/strength.md)"
+        chosen: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # variant -> (row, file)
         for _, p in loaded["strength"]:
-            r = summary_row(p, agent, opponent) if is_default_variant(p) else None
-            if r is not None:
-                put(row, p, f"{r['score']:.3f} {ci(r['ci95'], 2)}")
-                pairs.add(r["pairs"])
+            r = summary_row(p, agent, opponent) if is_default_variant(p) and reported(p) else None
+            if r is not None and (variant(p) not in chosen or rank(r, p) > rank(*chosen[variant(p)])):
+                chosen[variant(p)] = (r, p)
+        for r, p in chosen.values():
+            put(row, p, f"{r['score']:.3f} {ci(r['ci95'], 2)}")
+            pairs.add(r["pairs"])
     for agent in HEADLINE_OPTIMALITY:
         row = f"[optimality of `{agent}`](docs/results/optimality.md)"
         for _, p in loaded["optimality"]:
@@ -1039,7 +1079,8 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
     span = "—" if not pairs else f"{min(pairs)}" if len(pairs) == 1 else f"{min(pairs)} to {max(pairs)}"
     intro = (
         f"Scores are over {span} opening pairs with both seatings (95% interval over the pairs); "
-        "at equal time per move the opponent's budget is the agent's measured mean time per move. "
+        "at equal time per move the opponent's budget is the agent's measured mean time per move, "
+        "the match played again with the budget scaled while the two differ by more than 10%. "
         "Optimality is the share of moves that keep the exact outcome on the shipped suites. "
         + ("En Dodoi's other widths are on the results pages. " if other_widths else "")
         + "Rendered from `results/` by `make results`; every table, its command and machine: "

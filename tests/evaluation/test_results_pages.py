@@ -99,7 +99,7 @@ def test_the_readme_block_is_replaced_between_its_markers():
         render_results.render_readme("no markers", "new")
 
 
-def strength_file(results: Path, name: str, params: dict, rows: list[dict]) -> None:
+def strength_file(results: Path, name: str, params: dict, rows: list[dict], file: str = "") -> None:
     payload = {
         "game": name,
         "params": {"max_plies": 1000, **params},
@@ -109,7 +109,7 @@ def strength_file(results: Path, name: str, params: dict, rows: list[dict]) -> N
         "rows": rows,
         "provenance": provenance("python benchmarks/strength_alphazero.py ...", {}),
     }
-    path = results / "strength" / f"{name}{params.get('holes_per_row', '')}.json"
+    path = results / "strength" / (file or f"{name}{params.get('holes_per_row', '')}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     write_result(path, payload)
 
@@ -162,6 +162,32 @@ def test_equal_time_rows_reach_the_readme_for_the_default_variants_only(tmp_path
     assert "`minimax:time=0.05162` (the agent's time per move)" in pages["strength"]
 
 
+def test_a_time_matched_row_is_chosen_and_an_unmatched_one_is_marked_and_not_judged(tmp_path):
+    """Of two reported files with the same pairs, the summary and the README take the equal-time row
+    whose times were matched (``strength_alphazero.py --match-rounds``); a row whose two times per
+    move differ by more than the tolerance says so, and gets no verdict on the target where the
+    agent had the more time."""
+    one_match = {"budget_ms": 51.6, "calibration_games": 8}  # 50 against 31 ms: 61% apart
+    results = tmp_path / "results"
+    strength_file(
+        results, "sadeqa_ii", {}, [strength_row("az", "minimax:time=0.05162", 0.71, equal_time=one_match)]
+    )
+    matched = {**one_match, "tolerance": 0.1, "matched": True, "replaced": []}
+    row = strength_row("az", "minimax:time=0.0497", 0.58, equal_time=matched, opponent_ms_per_move=47.0)
+    strength_file(results, "sadeqa_ii", {}, [row], file="sadeqa_ii-matched.json")
+    pages = render_results.render_all(results, tmp_path)
+    summary = next(x for x in pages["strength"].splitlines() if x.startswith("| Sadeqa II | `az` |"))
+    assert "| 0.580 |" in summary and summary.endswith("| 50.0 / 47.0 |")
+    assert "[`az` vs `minimax` at equal time per move](docs/results/strength.md) | 0.580" in pages["README"]
+    verdict = "- `az` at equal time per move, at least 0.60 over 200 pairs: reached in no variant; missed in"
+    assert f"{verdict} Sadeqa II." in pages["strength"]
+    (results / "strength" / "sadeqa_ii-matched.json").unlink()  # only the one-match row is left
+    pages = render_results.render_all(results, tmp_path)
+    summary = next(x for x in pages["strength"].splitlines() if x.startswith("| Sadeqa II | `az` |"))
+    assert "| 0.710 |" in summary and summary.endswith("| 50.0 / 31.0 (times differ by 61.3%) |")
+    assert "not judged in Sadeqa II, where the agent took more time a move" in pages["strength"]
+
+
 def test_the_models_page_describes_every_shipped_model():
     """Every shipped model file has its row: its variant, how it was trained and what its input
     reads, from the file itself."""
@@ -194,7 +220,7 @@ def test_strength_script_gives_equal_time_opponents_the_measured_budget(tmp_path
     out = tmp_path / "strength.json"
     command = [sys.executable, str(ROOT / "benchmarks" / "strength_alphazero.py"), "--game", "sadeqa_ii"]
     command += ["--agents", "greedy", "--opponents", "random", "--equal-time", "minimax", "mcts"]
-    command += ["--games", "2", "--calibration-games", "2", "--out", str(out)]
+    command += ["--games", "2", "--calibration-games", "2", "--match-rounds", "1", "--out", str(out)]
     subprocess.run(command, check=True, capture_output=True, cwd=tmp_path, timeout=300)
     rows = read_result(out)["rows"]
     assert [r["opponent"].split(":")[0] for r in rows] == ["minimax", "mcts", "random"]
@@ -202,7 +228,46 @@ def test_strength_script_gives_equal_time_opponents_the_measured_budget(tmp_path
         budget = r["equal_time"]["budget_ms"] / 1000
         assert r["opponent"].endswith(f":time={budget:.4g}") and budget > 0
         assert r["equal_time"]["calibration_games"] == 2 and r["pairs"] == 1
+        assert "replaced" not in r["equal_time"]  # --match-rounds 1: the one-match protocol
     assert "equal_time" not in rows[2] and "engine_moves_per_evaluation" not in rows[2]
+
+
+def test_an_equal_time_match_whose_times_differ_is_played_again_with_the_budget_scaled(tmp_path):
+    """``--match-rounds 3``: a match whose two times per move differ by more than the tolerance is
+    replaced by one whose budget is the last one's times agent / opponent; each replaced match is
+    recorded, and ``matched`` says whether the last one agrees. Greedy's microseconds against a
+    minimax given them as its budget differ far beyond 1% at first (a search runs at least one ply)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "strength.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "strength_alphazero.py"), "--game", "sadeqa_ii"]
+    command += ["--agents", "greedy", "--opponents", "--equal-time", "minimax", "--games", "2"]
+    command += [
+        "--calibration-games",
+        "2",
+        "--match-rounds",
+        "3",
+        "--time-tolerance",
+        "0.01",
+        "--out",
+        str(out),
+    ]
+    subprocess.run(command, check=True, capture_output=True, cwd=tmp_path, timeout=300)
+    (row,) = read_result(out)["rows"]
+    timed = row["equal_time"]
+    last = abs(row["agent_ms_per_move"] / row["opponent_ms_per_move"] - 1)
+    assert timed["tolerance"] == 0.01 and timed["matched"] == (last <= 0.01)
+    assert timed["replaced"] and (timed["matched"] or len(timed["replaced"]) == 2)
+    budgets = [m["budget_ms"] for m in timed["replaced"]] + [timed["budget_ms"]]
+    for match, after in zip(timed["replaced"], budgets[1:], strict=True):
+        assert abs(match["agent_ms_per_move"] / match["opponent_ms_per_move"] - 1) > 0.01
+        assert after == pytest.approx(
+            match["budget_ms"] * match["agent_ms_per_move"] / match["opponent_ms_per_move"]
+        )
+    assert row["opponent"] == f"minimax:time={timed['budget_ms'] / 1000:.4g}"
+    rejected = subprocess.run([*command[:-2], "--match-rounds", "0"], capture_output=True, cwd=tmp_path)
+    assert rejected.returncode != 0 and b"--match-rounds must be >= 1" in rejected.stderr
 
 
 def test_a_held_out_suite_shares_no_opening_with_the_default_one_and_the_strength_script_plays_it(tmp_path):
@@ -272,7 +337,7 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
             "score": score,
             "ci95": [score - 0.05, score + 0.05],
             "agent_ms_per_move": 20.0,
-            "opponent_ms_per_move": 18.0,
+            "opponent_ms_per_move": 18.5,  # within the 10% tolerance of equal time
             "engine_moves_per_evaluation": 6,
         }
         return r | ({"equal_time": {"budget_ms": 20.0, "calibration_games": 8}} if equal else {})
