@@ -22,15 +22,15 @@ same suite, other seeds); then each named opponent plays it with that budget, ``
 beside the score, so the equality can be checked. A network agent's row also states what its
 input costs: engine moves per evaluation (the lookahead rows it reads, legal or not).
 
-**Matched time** (``--match-rounds R``, default 3): the calibration games meet another opponent,
-the agent's time per move depends on the game (its forced-end search runs in decided positions),
-and an opponent rarely spends exactly its budget, so the two sides' time per move in the match can
-differ by a fifth or more. An equal-time match whose two ms/move differ by more than
-``--time-tolerance`` (default 10%) is played again, up to R matches in all, with the budget scaled by
-agent / opponent time; the row is the last match, and the earlier ones stand in it
+**Matched time** (``--match-rounds R``, default 3): the calibration games meet another opponent, the
+agent's time per move depends on the game (its forced-end search runs in decided positions), and an
+opponent rarely spends exactly its budget, so the two sides' time per move in the match can differ
+by a fifth or more. An equal-time match whose two ms/move differ by more than ``--time-tolerance``
+(default 10%) is played again, up to R matches in all, with the budget scaled by agent / opponent
+time (at most 4 times up or down); the row is the last match, and the earlier ones stand in it
 (``equal_time.replaced``: budget, both times and score of each), so nothing is chosen by its score.
-``equal_time.matched`` says whether the last one agrees within the tolerance. ``--match-rounds 1`` is
-the protocol of the files written before it (one match, no ``replaced``).
+``equal_time.matched`` says whether the last one agrees within the tolerance. ``--match-rounds 1``
+is the protocol of the files written before it (one match, no ``replaced``).
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ from mancala_envs.agents.alphazero.agent import FORWARDS
 from mancala_envs.agents.base import Agent
 from mancala_envs.agents.registry import make_agent, models_played, parse_spec
 from mancala_envs.infra.results import command_line, provenance, write_result
+
+MAX_SCALE = 4.0  # a replayed match's budget is at most this factor from the last one's
 
 
 class Timed(Agent):
@@ -124,7 +126,7 @@ def equal_time_row(
         replaced.append({k: row[k] for k in ("agent_ms_per_move", "opponent_ms_per_move", "score")})
         replaced[-1]["budget_ms"] = 1000 * budget
         print(f"  `{row['opponent']}`: times differ ({ratio:.2f}), played again", flush=True)
-        budget *= ratio
+        budget *= min(max(ratio, 1 / MAX_SCALE), MAX_SCALE)
     row["equal_time"] = {"budget_ms": 1000 * budget, "calibration_games": args.calibration_games}
     if args.match_rounds > 1:
         matched = abs(ratio - 1) <= args.time_tolerance

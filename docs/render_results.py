@@ -303,27 +303,42 @@ Summary = dict[tuple[tuple[int, int], str, int], tuple[dict[str, Any], bool]]
 TIME_TOLERANCE = 0.10  # strength_alphazero.py's default: equal-time rows whose times differ more are marked
 
 
+def time_ratio(row: dict[str, Any]) -> float:
+    """An equal-time row's agent time per move over its opponent's."""
+    return row["agent_ms_per_move"] / max(row["opponent_ms_per_move"], 1e-9)
+
+
 def time_matched(row: dict[str, Any]) -> bool:
-    """Whether an equal-time row's two times per move were matched within its tolerance
-    (``strength_alphazero.py --match-rounds``); False for a row of the one-match protocol."""
-    return bool(row.get("equal_time", {}).get("matched"))
+    """Whether an equal-time row's two times per move agree within :data:`TIME_TOLERANCE` (the
+    page's yardstick, whatever tolerance the run was given)."""
+    return "equal_time" in row and abs(time_ratio(row) - 1) <= TIME_TOLERANCE
 
 
 def times_differ(row: dict[str, Any]) -> str:
     """`` (times differ by N%)`` for an equal-time row whose two times per move differ by more than
-    its tolerance (:data:`TIME_TOLERANCE` for a row of the one-match protocol), else ``""``."""
+    :data:`TIME_TOLERANCE`, else ``""``."""
+    if "equal_time" not in row or time_matched(row):
+        return ""
+    return f" (times differ by {abs(time_ratio(row) - 1):.1%})"
+
+
+def budget_label(row: dict[str, Any]) -> str:
+    """What an opponent's ``time=`` budget is: the agent's time per move, or after replayed matches
+    that time matched (:mod:`benchmarks.strength_alphazero`, ``--match-rounds``)."""
     if "equal_time" not in row:
         return ""
-    agent, opponent = row["agent_ms_per_move"], row["opponent_ms_per_move"]
-    off = abs(agent / max(opponent, 1e-9) - 1)
-    return f" (times differ by {off:.1%})" if off > row["equal_time"].get("tolerance", TIME_TOLERANCE) else ""
+    replayed = len(row["equal_time"].get("replaced", []))
+    if not replayed:
+        return " (the agent's time per move)"
+    return f" (the agent's time per move, budget scaled to it over {replayed + 1} matches)"
 
 
-def agent_had_more_time(row: dict[str, Any]) -> bool:
-    """Whether an equal-time row's agent took more time per move than its opponent, beyond the
-    row's tolerance: such a row is not judged against a target (with less time it is, a fortiori)."""
-    tolerance = row.get("equal_time", {}).get("tolerance", TIME_TOLERANCE)
-    return "equal_time" in row and row["agent_ms_per_move"] > (1 + tolerance) * row["opponent_ms_per_move"]
+def doubtful(row: dict[str, Any], met: bool) -> bool:
+    """Whether unequal times leave an equal-time row's verdict open: a target met by an agent that
+    had the more time, or missed by one that had the less (the other two verdicts only get surer)."""
+    if "equal_time" not in row or time_matched(row):
+        return False
+    return met == (time_ratio(row) > 1)
 
 
 def rank(row: dict[str, Any], payload: dict[str, Any]) -> tuple[bool, int, str]:
@@ -361,7 +376,7 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
     met: dict[str, list[str]] = {}
     missed: dict[str, list[str]] = {}
     short: dict[str, list[str]] = {}
-    unequal: dict[str, list[str]] = {}  # an equal-time row whose agent had more time: no verdict
+    unequal: dict[str, list[str]] = {}  # an equal-time row whose unequal times leave the verdict open
     for (_, name, i), (r, stale) in sorted(best.items(), key=lambda item: item[0]):
         _, opponent, words = SUMMARY_MATCHES[i]
         cost = r.get("engine_moves_per_evaluation")
@@ -379,7 +394,7 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
         if opponent in TARGETS:
             least, pairs = TARGETS[opponent]
             verdict = short if r["pairs"] < pairs else met if r["score"] >= least else missed
-            verdict = unequal if agent_had_more_time(r) else verdict
+            verdict = unequal if verdict is not short and doubtful(r, verdict is met) else verdict
             verdict.setdefault(i, []).append(name)
     out = [
         "",
@@ -412,7 +427,7 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
             + (", ".join(yes) if yes else "no variant")
             + (f"; missed in {', '.join(no)}" if no else "")
             + (f"; not yet measured over {pairs} pairs in {', '.join(few)}" if few else "")
-            + (f"; not judged in {', '.join(off)}, where the agent took more time a move" if off else "")
+            + (f"; open in {', '.join(off)}, where unequal times could change the verdict" if off else "")
             + "."
         )
     out += [
@@ -440,8 +455,8 @@ def page_strength(files: Loaded, models_dir: Path) -> str:
         "([shipped models](models.md) says what each one is and reads). *The agent's time per move*: "
         "an opponent given, as its budget (`time=S`, iterative deepening or simulations until S is "
         "spent), the agent's mean time per move measured just before on this machine "
-        "(`--equal-time`), and since 2026-12-08 the match played again with the budget scaled while "
-        "the two sides' ms/move differ by more than 10% "
+        "(`--equal-time`), and since 2026-12-07 (8da08e5) the match played again with the budget "
+        "scaled while the two sides' ms/move differ by more than 10% "
         "([evaluation protocol](../evaluation.md#equal-time-per-move)); compare the two ms/move "
         "columns of such a row. The summary marks a row whose times differ by more than 10%.",
     ]
@@ -462,7 +477,7 @@ def page_strength(files: Loaded, models_dir: Path) -> str:
                         if "engine_moves_per_evaluation" in r
                         else ""
                     ),
-                    f"`{r['opponent']}`" + (" (the agent's time per move)" if "equal_time" in r else ""),
+                    f"`{r['opponent']}`" + budget_label(r),
                     r["pairs"],
                     f"{r['wins']}/{r['draws']}/{r['losses']}",
                     f"{r['score']:.3f}",
