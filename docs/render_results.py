@@ -341,10 +341,11 @@ def doubtful(row: dict[str, Any], met: bool) -> bool:
     return met == (time_ratio(row) > 1)
 
 
-def rank(row: dict[str, Any], payload: dict[str, Any]) -> tuple[bool, int, str]:
+def rank(row: dict[str, Any], payload: dict[str, Any], stale: bool) -> tuple[bool, bool, int, str]:
     """How the summary and the README choose among the reported files' rows of one match: a row
-    whose times were matched first, then the one with the most pairs, then the newest file."""
-    return time_matched(row), row["pairs"], payload["provenance"].get("date", "")
+    measured with the models shipped now first, then one whose times agree within 10%, then the one
+    with the most pairs, then the newest file."""
+    return not stale, time_matched(row), row["pairs"], payload["provenance"].get("date", "")
 
 
 def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
@@ -352,7 +353,7 @@ def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
     :data:`SUMMARY_MATCHES` from the files played with :data:`REPORTING_SEED` (chosen by
     :func:`rank`), and whether its model changed since."""
     best: Summary = {}
-    ranks: dict[tuple[tuple[int, int], str, int], tuple[bool, int, str]] = {}
+    ranks: dict[tuple[tuple[int, int], str, int], tuple[bool, bool, int, str]] = {}
     for _, p in files:
         if not reported(p):
             continue
@@ -360,15 +361,15 @@ def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
         for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
             r = summary_row(p, agent, opponent)
             key = (variant_key(p), variant(p), i)
-            if r is not None and (key not in best or rank(r, p) > ranks[key]):
-                best[key], ranks[key] = (r, stale), rank(r, p)
+            if r is not None and (key not in best or rank(r, p, stale) > ranks[key]):
+                best[key], ranks[key] = (r, stale), rank(r, p, stale)
     return best
 
 
 def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
-    """Every variant's `az` against minimax at equal time and on the depth ladder, from the file of
-    each match with the most pairs (a score measured with a model no longer shipped is marked
-    stale), and which variants reach the target."""
+    """Every variant's `az` against minimax at equal time and on the depth ladder, each match's row
+    chosen by :func:`rank` (a score measured with a model no longer shipped is marked stale), and
+    which variants reach the target."""
     best = summary_rows(files, models_dir)
     if not best:
         return []
@@ -403,7 +404,8 @@ def strength_summary(files: Loaded, models_dir: Path = MODELS_DIR) -> list[str]:
         "Every variant's matches against `minimax` at equal time per move and at depths 8, 10 and 12, "
         "and the network alone at equal time, each with the network compiled into the search (the "
         "default) and, `forward=torch`, with torch's forward pass, one call a simulation (each from "
-        "the file with the most pairs; its section below gives the command and machine). Rows of a "
+        "the file measured with the shipped model, then with the two times within 10%, then with the "
+        "most pairs, then the newest; its section below gives the command and machine). Rows of a "
         "file written while torch's pass was the default are shown under today's names: its `az` as "
         "`az:forward=torch`, its `az:forward=numba` as `az`. A match at fixed depth plays the same "
         "moves with either pass. *ms/move*: agent / opponent.",
@@ -1066,12 +1068,13 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
         shown = f"{opponent.split(':')[0]}` at equal time per move" if equal else f"{opponent}`"
         label = match_label(agent)
         row = f"[{label} vs `{shown}](docs/results/strength.md)"
-        chosen: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # variant -> (row, file)
+        chosen: dict[str, tuple[dict[str, Any], dict[str, Any], bool]] = {}  # variant -> (row, file, stale)
         for _, p in loaded["strength"]:
             r = summary_row(p, agent, opponent) if is_default_variant(p) and reported(p) else None
-            if r is not None and (variant(p) not in chosen or rank(r, p) > rank(*chosen[variant(p)])):
-                chosen[variant(p)] = (r, p)
-        for r, p in chosen.values():
+            stale = bool(r is not None and stale_models(p, models_dir))
+            if r is not None and (variant(p) not in chosen or rank(r, p, stale) > rank(*chosen[variant(p)])):
+                chosen[variant(p)] = (r, p, stale)
+        for r, p, _ in chosen.values():
             put(row, p, f"{r['score']:.3f} {ci(r['ci95'], 2)}")
             pairs.add(r["pairs"])
     for agent in HEADLINE_OPTIMALITY:

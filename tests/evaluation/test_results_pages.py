@@ -416,9 +416,12 @@ def test_strength_summary_takes_each_match_from_its_largest_file_and_judges_the_
         render_results.strength_summary([("d.json", six | {"rows": [row("az", "greedy", 200, 0.9)]})]) == []
     )
     old_model = {"models": {"az": {"file": "mancala_envs/models/az_en_dodoi_6.json", "sha256": "0" * 64}}}
-    stale = six | {"provenance": old_model, "rows": [row("az", "minimax:depth=12", 150, 0.4)]}
+    stale_rows = [row("az", "minimax:depth=12", 150, 0.4), row("az", "minimax:depth=10", 150, 0.45)]
+    stale = six | {"provenance": old_model, "rows": stale_rows}
     text = "\n".join(render_results.strength_summary([*files, ("e.json", stale)]))
-    assert "| `minimax:depth=12` | 150 | 0.400 (stale) |" in text
+    # the shipped model's row before a stale one with more pairs; a stale row where there is no other
+    assert "| `minimax:depth=12` | 100 | 0.500 |" in text and "| 150 | 0.400" not in text
+    assert "| `minimax:depth=10` | 150 | 0.450 (stale) |" in text
     assert text.count("(stale)") == 1
     trial = six | {"seed": 7, "rows": [row("az", "minimax:depth=12", 400, 0.9)]}  # another arena seed
     held_out = six | {"openings": "heldout.jsonl", "rows": [row("az", "minimax:depth=12", 400, 0.9)]}
