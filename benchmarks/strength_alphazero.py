@@ -121,7 +121,8 @@ def equal_time_row(
     while True:
         row = play_row(game, spec, f"{name}:time={budget:.4g}", args.games, args.seed, suite, warm)
         ratio = row["agent_ms_per_move"] / max(row["opponent_ms_per_move"], 1e-9)
-        if abs(ratio - 1) <= args.time_tolerance or len(replaced) + 1 >= args.match_rounds:
+        matched = abs(ratio - 1) <= args.time_tolerance
+        if matched or len(replaced) + 1 >= args.match_rounds:
             break
         replaced.append({k: row[k] for k in ("agent_ms_per_move", "opponent_ms_per_move", "score")})
         replaced[-1]["budget_ms"] = 1000 * budget
@@ -129,7 +130,6 @@ def equal_time_row(
         budget *= min(max(ratio, 1 / MAX_SCALE), MAX_SCALE)
     row["equal_time"] = {"budget_ms": 1000 * budget, "calibration_games": args.calibration_games}
     if args.match_rounds > 1:
-        matched = abs(ratio - 1) <= args.time_tolerance
         row["equal_time"] |= {"tolerance": args.time_tolerance, "matched": matched, "replaced": replaced}
     return row
 

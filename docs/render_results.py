@@ -348,21 +348,30 @@ def rank(row: dict[str, Any], payload: dict[str, Any], stale: bool) -> tuple[boo
     return not stale, time_matched(row), row["pairs"], payload["provenance"].get("date", "")
 
 
+def chosen_rows(
+    files: Loaded, agent: str | tuple[str, ...], opponent: str, models_dir: Path
+) -> dict[tuple[tuple[int, int], str], tuple[dict[str, Any], dict[str, Any], bool]]:
+    """``{(variant key, variant): (row, file, stale)}``: per variant, the row of ``agent`` against
+    ``opponent`` (:func:`summary_row`) among the files played with :data:`REPORTING_SEED`, chosen by
+    :func:`rank`, and whether its model changed since."""
+    chosen: dict[tuple[tuple[int, int], str], tuple[dict[str, Any], dict[str, Any], bool]] = {}
+    for _, p in files:
+        r = summary_row(p, agent, opponent) if reported(p) else None
+        if r is None:
+            continue
+        stale, key = bool(stale_models(p, models_dir)), (variant_key(p), variant(p))
+        if key not in chosen or rank(r, p, stale) > rank(*chosen[key]):
+            chosen[key] = (r, p, stale)
+    return chosen
+
+
 def summary_rows(files: Loaded, models_dir: Path = MODELS_DIR) -> Summary:
     """``{(variant key, variant, match index): (row, stale)}``: each variant's row of each of
-    :data:`SUMMARY_MATCHES` from the files played with :data:`REPORTING_SEED` (chosen by
-    :func:`rank`), and whether its model changed since."""
+    :data:`SUMMARY_MATCHES` (:func:`chosen_rows`), and whether its model changed since."""
     best: Summary = {}
-    ranks: dict[tuple[tuple[int, int], str, int], tuple[bool, bool, int, str]] = {}
-    for _, p in files:
-        if not reported(p):
-            continue
-        stale = bool(stale_models(p, models_dir))
-        for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
-            r = summary_row(p, agent, opponent)
-            key = (variant_key(p), variant(p), i)
-            if r is not None and (key not in best or rank(r, p, stale) > ranks[key]):
-                best[key], ranks[key] = (r, stale), rank(r, p, stale)
+    for i, (agent, opponent, _) in enumerate(SUMMARY_MATCHES):
+        for (key, name), (r, _, stale) in chosen_rows(files, agent, opponent, models_dir).items():
+            best[(key, name, i)] = (r, stale)
     return best
 
 
@@ -1068,13 +1077,8 @@ def headline(loaded: dict[str, Loaded], models_dir: Path) -> str:
         shown = f"{opponent.split(':')[0]}` at equal time per move" if equal else f"{opponent}`"
         label = match_label(agent)
         row = f"[{label} vs `{shown}](docs/results/strength.md)"
-        chosen: dict[str, tuple[dict[str, Any], dict[str, Any], bool]] = {}  # variant -> (row, file, stale)
-        for _, p in loaded["strength"]:
-            r = summary_row(p, agent, opponent) if is_default_variant(p) and reported(p) else None
-            stale = bool(r is not None and stale_models(p, models_dir))
-            if r is not None and (variant(p) not in chosen or rank(r, p, stale) > rank(*chosen[variant(p)])):
-                chosen[variant(p)] = (r, p, stale)
-        for r, p, _ in chosen.values():
+        defaults = [(f, p) for f, p in loaded["strength"] if is_default_variant(p)]
+        for r, p, _ in chosen_rows(defaults, agent, opponent, models_dir).values():
             put(row, p, f"{r['score']:.3f} {ci(r['ci95'], 2)}")
             pairs.add(r["pairs"])
     for agent in HEADLINE_OPTIMALITY:

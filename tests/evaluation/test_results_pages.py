@@ -288,12 +288,14 @@ def test_an_equal_time_match_whose_times_differ_is_played_again_with_the_budget_
     assert timed["replaced"] and (timed["matched"] or len(timed["replaced"]) == 2)
     budgets = [m["budget_ms"] for m in timed["replaced"]] + [timed["budget_ms"]]
     for match, after in zip(timed["replaced"], budgets[1:], strict=True):
-        assert abs(match["agent_ms_per_move"] / match["opponent_ms_per_move"] - 1) > 0.01
         ratio = match["agent_ms_per_move"] / match["opponent_ms_per_move"]
+        assert abs(ratio - 1) > 0.01
         assert after == pytest.approx(match["budget_ms"] * min(max(ratio, 0.25), 4.0))  # scaled, at most 4x
     assert row["opponent"] == f"minimax:time={timed['budget_ms'] / 1000:.4g}"
-    rejected = subprocess.run([*command[:-2], "--match-rounds", "0"], capture_output=True, cwd=tmp_path)
-    assert rejected.returncode != 0 and b"--match-rounds must be >= 1" in rejected.stderr
+    for bad in (["--match-rounds", "0"], ["--time-tolerance", "0"], ["--time-tolerance", "1.5"]):
+        rejected = subprocess.run([*command[:-2], *bad], capture_output=True, cwd=tmp_path)
+        assert rejected.returncode != 0
+        assert b"--match-rounds must be >= 1 and --time-tolerance in (0, 1)" in rejected.stderr
 
 
 def test_a_held_out_suite_shares_no_opening_with_the_default_one_and_the_strength_script_plays_it(tmp_path):
